@@ -1,0 +1,1 @@
+"""The `meteors-judge` console command: one subcommand module per job."""

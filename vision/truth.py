@@ -1,0 +1,105 @@
+"""`meteors-launch-truth/1`: what really happened in a labelled clip (shared/spec/launch-truth.md).
+
+The footage generator writes it and `meteors-judge eval` reads it, from any source.
+Unknown extra fields are ignored so that other sources may add their own.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from calibration.camera import CameraModel
+from calibration.geometry import BoxPose
+from calibration.rig import DinosaurType, Point2, Rig
+
+SCHEMA = "meteors-launch-truth/1"
+
+Surface = Literal["table", "box_floor", "box_wall", "box_rim"]
+Landing = Literal["dinosaur", "water", "outside"]
+Outcome = Literal["dinosaur", "water", "void"]
+LaunchMode = Literal["standard", "hard_velociraptor"]
+
+
+class LabelError(ValueError):
+    """A label file that does not follow `meteors-launch-truth/1`; the message names the field."""
+
+
+class _Label(BaseModel):
+    model_config = ConfigDict(extra="ignore")
+
+
+class TrueRelease(_Label):
+    frame: int = Field(ge=0)
+    table_mm: Point2
+    height_mm: float
+    herd_line_signed_mm: float
+
+
+class TrueBounce(_Label):
+    frame: int = Field(ge=0)
+    table_mm: Point2
+    surface: Surface
+    before_box: bool
+
+
+class TrueRest(_Label):
+    frame: int = Field(ge=0)
+    table_mm: Point2
+    box_mm: Point2
+
+
+class LaunchTruth(_Label):
+    """One labelled clip's truth."""
+
+    schema_: Literal["meteors-launch-truth/1"] = Field(alias="schema", default=SCHEMA)
+    video: str
+    fps: float = Field(gt=0)
+    frame_size: tuple[int, int]
+    frame_count: int = Field(ge=0)
+    launch_mode: LaunchMode = "standard"
+    scene: Rig
+    box_pose: BoxPose
+    camera: CameraModel | None = None
+    release: TrueRelease
+    herd_line_ok: bool
+    bounces: list[TrueBounce]
+    bounces_before_box: int = Field(ge=0)
+    entered_box_frame: int | None
+    rest: TrueRest | None
+    region: str
+    landing: Landing
+    valid: bool
+    outcome: Outcome
+    dinosaur: DinosaurType | None
+
+    model_config = ConfigDict(extra="ignore", populate_by_name=True)
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2)
+
+
+def required_table_bounces(launch_mode: LaunchMode) -> int:
+    """Table bounces a launch needs before the box: two for the hard Velociraptor, else one."""
+    return 2 if launch_mode == "hard_velociraptor" else 1
+
+
+def load_label(path: str | Path) -> LaunchTruth:
+    """Read and validate a label; any problem is a `LabelError` naming file and field."""
+    path = Path(path)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise LabelError(f"label not found: {path}") from None
+    except (OSError, json.JSONDecodeError) as error:
+        raise LabelError(f"cannot read label {path}: {error}") from None
+    try:
+        return LaunchTruth.model_validate(data)
+    except ValidationError as error:
+        problems = "; ".join(
+            f"{'.'.join(str(part) for part in issue['loc'])}: {issue['msg']}" for issue in error.errors()
+        )
+        raise LabelError(f"{path}: {problems}") from None
