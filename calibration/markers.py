@@ -44,14 +44,19 @@ def _detector(dictionary_name: str) -> cv2.aruco.ArucoDetector:
     return cv2.aruco.ArucoDetector(aruco_dictionary(dictionary_name), parameters)
 
 
-def detect_markers(frame_bgr: np.ndarray, dictionary_name: str) -> dict[int, np.ndarray]:
+def detect_markers(frame_bgr: np.ndarray, dictionary_name: str, refine_edges: bool = True,
+                   upscale: int = 1) -> dict[int, np.ndarray]:
     """Every marker of `dictionary_name` in the frame: id -> 4×2 sub-pixel corners (ArUco order).
 
     A marker id seen twice (a reflection, a second print) is dropped: it cannot be trusted.
+    With `refine_edges` the corners are then sharpened from the marker's outer edges. `upscale` > 1
+    searches a magnified copy (markers only a dozen pixels wide), corners given in the frame's pixels.
     """
     if frame_bgr is None or np.asarray(frame_bgr).size == 0:
         raise ValueError("empty frame")
     gray = frame_bgr if frame_bgr.ndim == 2 else cv2.cvtColor(frame_bgr, cv2.COLOR_BGR2GRAY)
+    if upscale > 1:
+        gray = cv2.resize(gray, None, fx=upscale, fy=upscale, interpolation=cv2.INTER_CUBIC)
     corners, ids, _rejected = _detector(dictionary_name).detectMarkers(gray)
     found: dict[int, np.ndarray] = {}
     repeated: set[int] = set()
@@ -63,7 +68,91 @@ def detect_markers(frame_bgr: np.ndarray, dictionary_name: str) -> dict[int, np.
         found[marker_id] = np.asarray(quad, dtype=np.float64).reshape(4, 2)
     for marker_id in repeated:
         del found[marker_id]
+    if refine_edges:
+        cells = cv2.aruco.getPredefinedDictionary(getattr(cv2.aruco, dictionary_name)).markerSize + 2
+        for marker_id, quad in found.items():
+            found[marker_id] = refine_quad_edges(gray, quad, cells)
+    if upscale > 1:  # pixel centres: u = (u' + 0.5) / s - 0.5
+        found = {i: (q + 0.5) / upscale - 0.5 for i, q in found.items()}
     return found
+
+
+def detect_rig_markers(frame_bgr: np.ndarray, dictionary_name: str, wanted_ids: set[int]) -> dict[int, np.ndarray]:
+    """`detect_markers`, then a magnified second search when some wanted markers were not found (small ones)."""
+    found = detect_markers(frame_bgr, dictionary_name)
+    if wanted_ids - set(found):
+        for marker_id, quad in detect_markers(frame_bgr, dictionary_name, upscale=2).items():
+            found.setdefault(marker_id, quad)
+    return found
+
+
+def refine_quad_edges(gray: np.ndarray, quad: np.ndarray, cells: int = 6) -> np.ndarray:
+    """Sharper corners: the four outer edges located to sub-pixel accuracy, fitted as lines, intersected.
+
+    Each side is sampled across at many points; the edge is where the profile crosses
+    half-way between the black border and the white quiet zone. Corner-window methods are
+    biased on small markers (the window reaches the border's inner edge); edges are not.
+    Falls back to the given corners when a side cannot be measured.
+    """
+    quad = np.asarray(quad, dtype=np.float64).reshape(4, 2)
+    centre = quad.mean(axis=0)
+    side_px = float(np.mean(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)))
+    cell = side_px / cells
+    reach = float(np.clip(0.6 * cell, 1.5, 4.0))
+    offsets = np.arange(-reach, reach + 1e-9, 0.25)
+    lines = []
+    image = gray.astype(np.float32)
+    for i in range(4):
+        a, b = quad[i], quad[(i + 1) % 4]
+        length = float(np.linalg.norm(b - a))
+        if length < 8:
+            return quad
+        direction = (b - a) / length
+        normal = np.array([-direction[1], direction[0]])
+        if np.dot(normal, (a + b) / 2 - centre) < 0:
+            normal = -normal
+        count = int(np.clip(length / 1.5, 6, 60))
+        ts = np.linspace(0.12, 0.88, count)
+        bases = a[None, :] + ts[:, None] * (b - a)[None, :]
+        samples = bases[:, None, :] + offsets[None, :, None] * normal[None, None, :]
+        map_xy = samples.astype(np.float32)
+        profiles = cv2.remap(image, map_xy[..., 0], map_xy[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        k = max(2, len(offsets) // 5)
+        dark = profiles[:, :k].mean(axis=1, keepdims=True)
+        light = profiles[:, -k:].mean(axis=1, keepdims=True)
+        level = (dark + light) / 2.0
+        above = profiles >= level
+        first = np.argmax(above, axis=1)
+        good = (light[:, 0] - dark[:, 0] >= 20) & above.any(axis=1) & (first > 0)
+        rows = np.nonzero(good)[0]
+        j = first[rows]
+        p0, p1 = profiles[rows, j - 1], profiles[rows, j]
+        step_size = offsets[1] - offsets[0]
+        offset = offsets[j - 1] + (level[rows, 0] - p0) / (p1 - p0 + 1e-12) * step_size
+        points = bases[rows] + offset[:, None] * normal[None, :]
+        if len(points) < 4:
+            return quad
+        # total least squares line, one pass of outlier rejection
+        for _ in range(2):
+            mean = points.mean(axis=0)
+            _, _, vt = np.linalg.svd(points - mean)
+            line_normal = vt[1]
+            distances = (points - mean) @ line_normal
+            keep = np.abs(distances) < max(0.5, 3.0 * float(np.std(distances)))
+            if keep.all() or keep.sum() < 4:
+                break
+            points = points[keep]
+        lines.append((mean, line_normal))
+    refined = np.empty((4, 2))
+    for i in range(4):
+        (m1, n1), (m2, n2) = lines[(i - 1) % 4], lines[i]
+        system = np.vstack([n1, n2])
+        if abs(np.linalg.det(system)) < 1e-6:
+            return quad
+        refined[i] = np.linalg.solve(system, [n1 @ m1, n2 @ m2])
+    if np.max(np.linalg.norm(refined - quad, axis=1)) > max(2.0, 0.5 * cell):
+        return quad  # the edges disagree with the detection: keep the detector's corners
+    return refined
 
 
 # ---------------------------------------------------------------- printable sheets
@@ -112,7 +201,8 @@ def render_marker_sheets(rig: Rig, dpi: int = 300, page_mm: tuple[float, float] 
             pages.append(page)
             page = new_page()
             x, y, row_h = margin, margin + header_h, 0
-        page[y + quiet : y + quiet + side, x + quiet : x + quiet + side] = marker_image(rig.aruco_dictionary, marker_id, side)
+        image = marker_image(rig.aruco_dictionary, marker_id, side)
+        page[y + quiet : y + quiet + side, x + quiet : x + quiet + side] = image
         # thin cut guides at the quiet zone's corners
         for cx, cy in ((x, y), (x + cell_w, y), (x, y + side + 2 * quiet), (x + cell_w, y + side + 2 * quiet)):
             cv2.drawMarker(page, (cx, cy), 160, cv2.MARKER_CROSS, round(3 * px_per_mm), 1)
@@ -133,7 +223,8 @@ def _put_text(page: np.ndarray, text: str, origin: tuple[int, int], px_per_mm: f
 def _draw_header(page: np.ndarray, rig: Rig, dpi: int, px_per_mm: float, margin: int, number: int) -> None:
     _put_text(
         page,
-        f"Meteors Judge markers  {rig.aruco_dictionary}  page {number}  printed at {dpi} dpi: print at 100% (no fit-to-page)",
+        f"Meteors Judge markers  {rig.aruco_dictionary}  page {number}  printed at {dpi} dpi: "
+        "print at 100% (no fit-to-page)",
         (margin, margin + round(4 * px_per_mm)),
         px_per_mm,
         2.6,

@@ -13,6 +13,7 @@ import tomllib
 from pathlib import Path
 from typing import Literal
 
+import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -38,6 +39,11 @@ class TableMarker(_Model):
     size_mm: float = Field(gt=0)
     corners_mm: Quad
 
+    @model_validator(mode="after")
+    def _corners_match_size(self) -> TableMarker:
+        check_marker_square(self.id, self.size_mm, self.corners_mm)
+        return self
+
 
 class BoxMarker(_Model):
     """An ArUco marker on the box, its plane `z_mm` above the table; corners in the box frame."""
@@ -46,6 +52,11 @@ class BoxMarker(_Model):
     size_mm: float = Field(gt=0)
     z_mm: float = Field(ge=0)
     corners_mm: Quad
+
+    @model_validator(mode="after")
+    def _corners_match_size(self) -> BoxMarker:
+        check_marker_square(self.id, self.size_mm, self.corners_mm)
+        return self
 
 
 class Region(_Model):
@@ -91,6 +102,14 @@ class Box(_Model):
         names = [region.name for region in self.regions]
         if len(set(names)) != len(names):
             raise ValueError(f"region names repeat: {sorted(n for n in set(names) if names.count(n) > 1)}")
+        outline = np.asarray(self.outline_mm, dtype=np.float32).reshape(-1, 1, 2)
+        for region in self.regions:
+            outside = [p for p in region.polygon_mm if cv2.pointPolygonTest(outline, (float(p[0]), float(p[1])), True)
+                       < -OUTLINE_TOLERANCE_MM]
+            if outside:
+                raise ValueError(f"region {region.name!r} reaches outside the box outline at {outside[0]}")
+        for first, second in overlapping_pairs([r.polygon_mm for r in self.regions]):
+            raise ValueError(f"regions {self.regions[first].name!r} and {self.regions[second].name!r} overlap")
         return self
 
 
@@ -116,6 +135,10 @@ class Rig(_Model):
         repeated = sorted({i for i in ids if ids.count(i) > 1})
         if repeated:
             raise ValueError(f"marker ids used more than once: {repeated}")
+        for first, second in overlapping_pairs([m.corners_mm for m in self.table_markers]):
+            raise ValueError(
+                f"table markers {self.table_markers[first].id} and {self.table_markers[second].id} overlap"
+            )
         return self
 
     @field_validator("aruco_dictionary")
@@ -139,6 +162,53 @@ class Rig(_Model):
             if region.name == name:
                 return region
         raise KeyError(name)
+
+
+#: a region may reach this far past the box outline (drawing slack), in millimetres
+OUTLINE_TOLERANCE_MM = 1.0
+#: marker corners may disagree with size_mm by this fraction
+MARKER_SIZE_TOLERANCE = 0.02
+
+
+def check_marker_square(marker_id: int, size_mm: float, corners: Quad) -> None:
+    """A marker's four corners must make a square whose side is its `size_mm`."""
+    quad = np.asarray(corners, dtype=float)
+    sides = np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)
+    diagonals = np.linalg.norm(quad[[0, 1]] - quad[[2, 3]], axis=1)
+    if np.any(np.abs(sides / size_mm - 1.0) > MARKER_SIZE_TOLERANCE):
+        raise ValueError(
+            f"marker {marker_id}: corners_mm have sides of {', '.join(f'{v:.1f}' for v in sides)} mm "
+            f"but size_mm is {size_mm:g}"
+        )
+    if np.any(np.abs(diagonals / (size_mm * np.sqrt(2.0)) - 1.0) > MARKER_SIZE_TOLERANCE):
+        raise ValueError(f"marker {marker_id}: corners_mm do not make a square (or are not in ArUco order)")
+
+
+def overlapping_pairs(polygons: list, resolution_mm: float = 0.5) -> list[tuple[int, int]]:
+    """Index pairs of polygons whose insides overlap by more than a sliver (shared edges are fine)."""
+    arrays = [np.asarray(p, dtype=float).reshape(-1, 2) for p in polygons]
+    if len(arrays) < 2:
+        return []
+    everything = np.vstack(arrays)
+    low = everything.min(axis=0) - 2
+    size = np.ceil((everything.max(axis=0) + 2 - low) / resolution_mm).astype(int) + 1
+    if size[0] * size[1] > 16_000_000:
+        resolution_mm *= float(np.sqrt(size[0] * size[1] / 16_000_000))
+        size = np.ceil((everything.max(axis=0) + 2 - low) / resolution_mm).astype(int) + 1
+    masks = []
+    for polygon in arrays:
+        mask = np.zeros((size[1], size[0]), np.uint8)
+        cv2.fillPoly(mask, [np.round((polygon - low) / resolution_mm).astype(np.int32)], 1)
+        masks.append(cv2.erode(mask, np.ones((5, 5), np.uint8)))  # forgive ~1 mm of drawing slack
+    boxes = [(a.min(axis=0), a.max(axis=0)) for a in arrays]
+    pairs = []
+    for i in range(len(arrays)):
+        for j in range(i + 1, len(arrays)):
+            if np.any(boxes[i][1] < boxes[j][0]) or np.any(boxes[j][1] < boxes[i][0]):
+                continue
+            if np.count_nonzero(masks[i] & masks[j]) > 0:
+                pairs.append((i, j))
+    return pairs
 
 
 def check_polygon(polygon: list[Point2], field: str) -> list[Point2]:
@@ -178,6 +248,11 @@ def _segments_intersect(a: np.ndarray, b: np.ndarray, c: np.ndarray, d: np.ndarr
     o1, o2 = orientation(a, b, c), orientation(a, b, d)
     o3, o4 = orientation(c, d, a), orientation(c, d, b)
     return o1 * o2 < 0 and o3 * o4 < 0
+
+
+def default_rig_path() -> Path:
+    """The rig of the standard layout shipped with the package."""
+    return Path(__file__).with_name("rigs") / "standard.json"
 
 
 def load_rig(path: str | Path) -> Rig:

@@ -16,6 +16,15 @@ from cli.errors import UserError
 # name -> (module, one-line help). Order is the order shown in --help.
 COMMANDS: dict[str, tuple[str, str]] = {
     "simulate": ("cli.simulate", "play one whole seeded game with random legal choices"),
+    "serve": ("cli.serve", "serve the table dashboard: live judging, the game, replays and overrides"),
+    "demo": ("cli.demo", "the dashboard on a bundled clip looped as a live camera, with a demo game"),
+    "samples": ("cli.samples", "generate labelled launch clips and contact sheets"),
+    "analyze": ("cli.analyze", "judge every launch in a recorded clip"),
+    "eval": ("cli.eval", "score the judge on a folder of labelled clips"),
+    "bench": ("cli.bench", "time decode alone versus decode + judge on one core"),
+    "markers": ("cli.markers", "write a printable sheet of the rig's markers at true size"),
+    "calibrate": ("cli.calibrate", "calibrate the camera, table, box and herd line from an image, video or camera"),
+    "calibrate-lens": ("cli.calibrate", "lens intrinsics and distortion from a ChArUco or chessboard video"),
 }
 
 

@@ -1,0 +1,576 @@
+"""Solving one frame: the camera (intrinsics and pose), the box pose, the herd line, the figures.
+
+Unknowns, solved jointly by a small Levenberg–Marquardt (numpy + cv2 only):
+
+- the camera's table-to-camera pose (6),
+- its focal length (square pixels, principal point at the image centre) and, when the
+  data asks for it, the radial term k1, unless a lens calibration gives K and distortion,
+- the box pose on the table (yaw, tx, ty): the box markers lie at known heights `z_mm`
+  in the box frame; their height above the table is what pins the focal length down when
+  the camera looks nearly straight down (a flat table alone cannot tell focal length from
+  distance then).
+
+Residuals are the pixel distances between the detected sub-pixel marker corners and the
+projections of the rig's corners.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Literal
+
+import cv2
+import numpy as np
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from calibration.camera import CameraModel
+from calibration.geometry import BoxPose
+from calibration.lens import LensCalibration
+from calibration.markers import detect_rig_markers
+from calibration.rig import Point2, Rig
+
+SCHEMA = "meteors-calibration/1"
+
+#: a marker whose measured size is off by more than this fraction was printed at the wrong scale
+SCALE_TOLERANCE = 0.06
+#: reprojection error (median, px) above which the rig and the frame disagree
+MAX_MEDIAN_REPROJECTION_PX = 3.0
+#: the radial term k1 is kept when it cuts the squared residuals to below this fraction
+K1_GAIN = 0.8
+#: a marker whose mean corner error exceeds both of these (px, × the median) is left out and the frame re-solved
+OUTLIER_PX = 1.5
+OUTLIER_FACTOR = 5.0
+
+
+class CalibrationError(ValueError):
+    """A frame (or rig) from which no trustworthy calibration can be made; the message says why."""
+
+
+class CalibrationQuality(BaseModel):
+    """How well the solved model explains what the camera saw, per marker and overall."""
+
+    model_config = ConfigDict(frozen=True)
+
+    reprojection_px: dict[int, float] = Field(description="mean corner reprojection error per marker id, px")
+    reprojection_median_px: float = Field(description="median over all corners, px")
+    reprojection_max_px: float
+    table_error_mm: dict[int, float] = Field(
+        description="mean distance between back-projected corners and the rig's, per marker id, mm"
+    )
+    table_error_median_mm: float
+    scale_ratio: dict[int, float] = Field(description="measured marker size / rig size, per marker id")
+    focal_estimated: bool = Field(description="True when the intrinsics came from the markers, not a lens file")
+    k1_estimated: bool = False
+    markers_rejected: list[int] = Field(default_factory=list, description="seen but left out as badly detected")
+    focal_sd_pct: float | None = Field(
+        default=None,
+        description="1-sigma uncertainty of the estimated focal length, % (large when the camera looks straight "
+        "down and the box markers are low: heights then map less surely; a lens calibration removes it)",
+    )
+
+
+class Calibration(BaseModel):
+    """Everything the judge needs to turn pixels into table and box millimetres."""
+
+    model_config = ConfigDict(populate_by_name=True)
+
+    schema_: Literal["meteors-calibration/1"] = Field(alias="schema", default=SCHEMA)
+    camera: CameraModel
+    box_pose: BoxPose
+    box_pose_source: Literal["markers", "previous"] = "markers"
+    herd_line_mm: tuple[Point2, Point2] | None = None
+    herd_line_source: Literal["rig", "cards", "user"] | None = None
+    meteor_rgb: tuple[int, int, int] | None = None
+    frame_size: tuple[int, int]
+    markers_seen: list[int]
+    markers_missing: list[int]
+    quality: CalibrationQuality
+
+    # ------------------------------------------------------------ files
+    def save(self, path: str | Path) -> None:
+        Path(path).write_text(self.to_json() + "\n", encoding="utf-8")
+
+    def to_json(self) -> str:
+        return self.model_dump_json(by_alias=True, indent=2)
+
+    @classmethod
+    def load(cls, path: str | Path) -> Calibration:
+        path = Path(path)
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            raise CalibrationError(f"calibration not found: {path}") from None
+        except (OSError, json.JSONDecodeError) as error:
+            raise CalibrationError(f"cannot read calibration {path}: {error}") from None
+        try:
+            return cls.model_validate(data)
+        except ValidationError as error:
+            problems = "; ".join(
+                f"{'.'.join(str(p) for p in issue['loc'])}: {issue['msg']}" for issue in error.errors()
+            )
+            raise CalibrationError(f"{path}: {problems}") from None
+
+    # ------------------------------------------------------------ conveniences for the judge
+    def table_to_pixels(self, points_mm: np.ndarray) -> np.ndarray:
+        """Pixels of table-frame points (N×3, or N×2 on the table)."""
+        return self.camera.project(points_mm)
+
+    def box_to_pixels(self, box_xy_mm: np.ndarray, z_mm: float | np.ndarray = 0.0) -> np.ndarray:
+        """Pixels of box-frame points at height `z_mm` above the table."""
+        xy = self.box_pose.box_to_table(box_xy_mm)
+        z = np.broadcast_to(np.asarray(z_mm, dtype=np.float64), (len(xy),))
+        return self.camera.project(np.column_stack([xy, z]))
+
+    def ground_point(self, pixels: np.ndarray, z_mm: float | np.ndarray = 0.0) -> np.ndarray:
+        """Table xy (N×2) under points seen at `pixels` that are `z_mm` above the table (camera rays)."""
+        return self.camera.pixel_to_plane(pixels, z_mm)[:, :2]
+
+    def with_box_pose(self, box_pose: BoxPose) -> Calibration:
+        return self.model_copy(update={"box_pose": box_pose, "box_pose_source": "markers"})
+
+
+# ---------------------------------------------------------------------- the solver
+
+
+def calibrate_frame(
+    frame_bgr: np.ndarray,
+    rig: Rig,
+    lens: LensCalibration | None = None,
+    previous: Calibration | None = None,
+    *,
+    detections: dict[int, np.ndarray] | None = None,
+    fix_intrinsics: bool = False,
+    find_herd: bool = True,
+) -> Calibration:
+    """Calibrate from one still frame showing the table markers and the box.
+
+    `lens` fixes K and distortion; else they are estimated from the markers (or, with
+    `fix_intrinsics`, taken from `previous`). `previous` is a warm start, and supplies the
+    box pose when no box marker is visible. `detections` skips the marker search.
+    """
+    if frame_bgr is None or np.asarray(frame_bgr).ndim < 2 or np.asarray(frame_bgr).size == 0:
+        raise CalibrationError("the frame is empty")
+    height, width = frame_bgr.shape[:2]
+    table_ids = [m.id for m in rig.table_markers]
+    box_ids = [m.id for m in rig.box.markers]
+    if detections is None:
+        found = detect_rig_markers(frame_bgr, rig.aruco_dictionary, set(table_ids) | set(box_ids))
+    else:
+        found = detections
+    known = set(table_ids) | set(box_ids)
+    seen = sorted(i for i in found if i in known)
+    missing = sorted(known - set(seen))
+    if not found:
+        raise CalibrationError(
+            f"no {rig.aruco_dictionary} markers found in the frame (expected table ids {table_ids}, box ids {box_ids})"
+        )
+    if not seen:
+        raise CalibrationError(
+            f"markers {sorted(found)} were found but none is in the rig (table ids {table_ids}, box ids {box_ids}): "
+            "wrong rig or wrong dictionary?"
+        )
+    table_seen = [m for m in rig.table_markers if m.id in found]
+    box_seen = [m for m in rig.box.markers if m.id in found]
+    intrinsics_given = lens is not None or (fix_intrinsics and previous is not None)
+    if len(table_seen) < (1 if intrinsics_given else 2):
+        raise CalibrationError(
+            f"too few table markers visible: saw {[m.id for m in table_seen]}, missing "
+            f"{[i for i in table_ids if i not in found]} (need at least {1 if intrinsics_given else 2})"
+        )
+    if not box_seen and previous is None:
+        raise CalibrationError(f"no box marker visible (box ids {box_ids} missing): the box pose cannot be found")
+
+    focal_estimated = lens is None and not (fix_intrinsics and previous is not None)
+    min_table = 1 if intrinsics_given else 2
+    rejected: list[int] = []
+    while True:
+        problem = _Problem.build(rig, found, table_seen, box_seen, (width, height))
+        if lens is not None:
+            K, dist = lens.for_size((width, height))
+            solution = problem.solve_fixed_intrinsics(K, dist, previous)
+        elif not focal_estimated:
+            solution = problem.solve_fixed_intrinsics(
+                previous.camera.camera_matrix, previous.camera.dist_coeffs, previous  # type: ignore[union-attr]
+            )
+        else:
+            solution = problem.solve_estimating_intrinsics(previous)
+        camera = solution.camera
+        box_pose = solution.box_pose if box_seen else previous.box_pose  # type: ignore[union-attr]
+        quality = problem.quality(camera, box_pose, focal_estimated, solution.k1_estimated)
+        # one badly detected marker (half hidden, blurred, too small) must not spoil the others
+        worst_id, worst = max(quality.reprojection_px.items(), key=lambda kv: kv[1])
+        if worst <= max(OUTLIER_PX, OUTLIER_FACTOR * quality.reprojection_median_px):
+            break
+        is_table = any(m.id == worst_id for m in table_seen)
+        if (is_table and len(table_seen) <= min_table) or (not is_table and len(box_seen) <= 1):
+            break
+        rejected.append(worst_id)
+        table_seen = [m for m in table_seen if m.id != worst_id]
+        box_seen = [m for m in box_seen if m.id != worst_id]
+
+    if camera.center_mm[2] <= 0:
+        raise CalibrationError(
+            "the solved camera is below the table: are the rig's table corners mirrored (x and y swapped)?"
+        )
+    quality = quality.model_copy(update={"markers_rejected": sorted(rejected), "focal_sd_pct": solution.focal_sd_pct})
+    _check_scale(quality, rig)
+    if quality.reprojection_median_px > MAX_MEDIAN_REPROJECTION_PX:
+        worst = sorted(quality.reprojection_px.items(), key=lambda kv: -kv[1])[:3]
+        raise CalibrationError(
+            f"the markers do not fit the rig (median reprojection error {quality.reprojection_median_px:.1f} px; "
+            f"worst ids {[(i, round(e, 1)) for i, e in worst]}): check their corners_mm and that nothing moved"
+        )
+
+    calibration = Calibration(
+        camera=camera,
+        box_pose=box_pose,
+        box_pose_source="markers" if box_seen else "previous",
+        frame_size=(width, height),
+        markers_seen=seen,
+        markers_missing=missing,
+        quality=quality,
+        meteor_rgb=rig.meteor.rgb if rig.meteor.rgb is not None else (previous.meteor_rgb if previous else None),
+    )
+    return _with_herd_line(calibration, frame_bgr, rig, previous, find_herd)
+
+
+def _with_herd_line(
+    calibration: Calibration, frame_bgr: np.ndarray, rig: Rig, previous: Calibration | None, find_herd: bool
+) -> Calibration:
+    if rig.herd_line_mm is not None:
+        return calibration.model_copy(update={"herd_line_mm": rig.herd_line_mm, "herd_line_source": "rig"})
+    if previous is not None and previous.herd_line_source == "user":
+        return calibration.model_copy(update={"herd_line_mm": previous.herd_line_mm, "herd_line_source": "user"})
+    if find_herd:
+        from calibration.herd import HerdError, find_herd_line
+
+        try:
+            line = find_herd_line(frame_bgr, calibration, rig)
+        except HerdError:
+            line = None
+        if line is not None:
+            return calibration.model_copy(update={"herd_line_mm": line, "herd_line_source": "cards"})
+    if previous is not None and previous.herd_line_mm is not None:
+        return calibration.model_copy(
+            update={"herd_line_mm": previous.herd_line_mm, "herd_line_source": previous.herd_line_source}
+        )
+    return calibration
+
+
+def _check_scale(quality: CalibrationQuality, rig: Rig) -> None:
+    """A sheet printed at the wrong scale makes a whole group of markers (table or box) look too big or small."""
+    for group, markers in (("table", rig.table_markers), ("box", rig.box.markers)):
+        ratios = {m.id: quality.scale_ratio[m.id] for m in markers if m.id in quality.scale_ratio}
+        if not ratios:
+            continue
+        ratio = float(np.median(list(ratios.values())))
+        if abs(ratio - 1.0) > SCALE_TOLERANCE:
+            sizes = {m.id: m.size_mm for m in markers}
+            described = ", ".join(
+                f"id {i} looks {sizes[i] * r:.1f} mm wide, the rig says {sizes[i]:g} mm"
+                for i, r in sorted(ratios.items())
+            )
+            raise CalibrationError(
+                f"the {group} markers' sizes disagree with the rig ({described}): was the sheet printed at the wrong "
+                f"scale ({ratio * 100:.0f}% — print at 100% and check the 100 mm bar), or is size_mm wrong?"
+            )
+
+
+class _Solution:
+    def __init__(self, camera: CameraModel, box_pose: BoxPose, cost: float, k1_estimated: bool = False) -> None:
+        self.camera, self.box_pose, self.cost, self.k1_estimated = camera, box_pose, cost, k1_estimated
+        self.focal_sd_pct: float | None = None
+
+
+class _Problem:
+    """The observations of one frame: rig points (table or box frame) and their pixels."""
+
+    def __init__(self) -> None:
+        self.table_points = np.zeros((0, 3))
+        self.table_pixels = np.zeros((0, 2))
+        self.table_ids: list[int] = []
+        self.box_points = np.zeros((0, 3))  # box-frame x, y and the height z above the table
+        self.box_pixels = np.zeros((0, 2))
+        self.box_ids: list[int] = []
+        self.frame_size = (0, 0)
+
+    @classmethod
+    def build(cls, rig: Rig, found: dict[int, np.ndarray], table_seen: list, box_seen: list,
+              frame_size: tuple[int, int]) -> _Problem:
+        problem = cls()
+        problem.frame_size = frame_size
+        if table_seen:
+            problem.table_points = np.vstack(
+                [np.column_stack([np.asarray(m.corners_mm, float), np.zeros(4)]) for m in table_seen]
+            )
+            problem.table_pixels = np.vstack([found[m.id] for m in table_seen])
+            problem.table_ids = [m.id for m in table_seen for _ in range(4)]
+        if box_seen:
+            problem.box_points = np.vstack(
+                [np.column_stack([np.asarray(m.corners_mm, float), np.full(4, m.z_mm)]) for m in box_seen]
+            )
+            problem.box_pixels = np.vstack([found[m.id] for m in box_seen])
+            problem.box_ids = [m.id for m in box_seen for _ in range(4)]
+        return problem
+
+    # -------------------------------------------------------- parameter vector
+    # p = [f, k1, rx, ry, rz, tx, ty, tz, yaw_rad, bx, by]
+    def _unpack(self, p: np.ndarray, K_fixed: np.ndarray | None, dist_fixed: np.ndarray | None):
+        if K_fixed is None:
+            width, height = self.frame_size
+            K = np.array([[p[0], 0.0, (width - 1) / 2.0], [0.0, p[0], (height - 1) / 2.0], [0.0, 0.0, 1.0]])
+            dist = np.array([p[1], 0.0, 0.0, 0.0, 0.0])
+        else:
+            K, dist = K_fixed, dist_fixed
+        return K, dist, p[2:5], p[5:8], BoxPose(yaw_deg=float(np.degrees(p[8])), translation_mm=(p[9], p[10]))
+
+    def _all_points(self, box_pose: BoxPose) -> np.ndarray:
+        if len(self.box_points) == 0:
+            return self.table_points
+        box_xy = box_pose.box_to_table(self.box_points[:, :2])
+        return np.vstack([self.table_points, np.column_stack([box_xy, self.box_points[:, 2]])])
+
+    @property
+    def pixels(self) -> np.ndarray:
+        return np.vstack([self.table_pixels, self.box_pixels])
+
+    def residuals(self, p: np.ndarray, K_fixed=None, dist_fixed=None) -> np.ndarray:
+        K, dist, rvec, tvec, box_pose = self._unpack(p, K_fixed, dist_fixed)
+        projected, _ = cv2.projectPoints(self._all_points(box_pose), rvec, tvec, K, dist)
+        return (projected.reshape(-1, 2) - self.pixels).ravel()
+
+    # -------------------------------------------------------- initial guesses
+    def _table_pose(self, K: np.ndarray, dist: np.ndarray) -> tuple[np.ndarray, np.ndarray] | None:
+        object_points = self.table_points.astype(np.float64)
+        image_points = self.table_pixels.astype(np.float64)
+        best = None
+        ok, rvecs, tvecs, errors = cv2.solvePnPGeneric(object_points, image_points, K, dist,
+                                                        flags=cv2.SOLVEPNP_IPPE)
+        if not ok:
+            return None
+        for rvec, tvec, error in zip(rvecs, tvecs, np.ravel(errors), strict=False):
+            rotation = cv2.Rodrigues(rvec)[0]
+            center = -rotation.T @ tvec.ravel()
+            if center[2] <= 0:
+                continue
+            if best is None or error < best[2]:
+                best = (rvec.ravel(), tvec.ravel(), float(error))
+        return None if best is None else (best[0], best[1])
+
+    def _box_guess(self, camera: CameraModel) -> BoxPose:
+        """Box pose from the box corners' rays cut at their heights, fitted rigidly in 2D."""
+        if len(self.box_points) == 0:
+            return BoxPose(yaw_deg=0.0, translation_mm=(0.0, 0.0))
+        table_xy = camera.pixel_to_plane(self.box_pixels, self.box_points[:, 2])[:, :2]
+        return rigid_fit_2d(self.box_points[:, :2], table_xy)
+
+    def _pack(self, f: float, k1: float, rvec, tvec, box: BoxPose) -> np.ndarray:
+        return np.concatenate([[f, k1], np.ravel(rvec), np.ravel(tvec),
+                               [np.radians(box.yaw_deg)], np.asarray(box.translation_mm, float)])
+
+    def _start(self, K: np.ndarray, dist: np.ndarray) -> np.ndarray | None:
+        pose = self._table_pose(K, dist)
+        if pose is None:
+            return None
+        rvec, tvec = pose
+        camera = _camera(K, dist, rvec, tvec)
+        return self._pack(K[0, 0], dist[0], rvec, tvec, self._box_guess(camera))
+
+    # -------------------------------------------------------- solving
+    def solve_fixed_intrinsics(self, K: np.ndarray, dist: np.ndarray, previous: Calibration | None) -> _Solution:
+        start = self._start(K, dist)
+        if start is None:
+            raise CalibrationError("cannot find the camera pose from the table markers")
+        if previous is not None and len(self.box_points) == 0:
+            start[8] = np.radians(previous.box_pose.yaw_deg)
+            start[9:11] = previous.box_pose.translation_mm
+        free = [2, 3, 4, 5, 6, 7] + ([8, 9, 10] if len(self.box_points) else [])
+        p, cost = levenberg_marquardt(lambda q: self.residuals(q, K, dist), start, free)
+        _, _, rvec, tvec, box = self._unpack(p, K, dist)
+        return _Solution(_camera(K, dist, rvec, tvec), box, cost)
+
+    def solve_estimating_intrinsics(self, previous: Calibration | None) -> _Solution:
+        width, height = self.frame_size
+        candidates = [width * 2.0 ** (k / 3.0) for k in range(-5, 10)]
+        homography_f = self._focal_from_homography()
+        if homography_f is not None:
+            candidates.append(homography_f)
+        if previous is not None:
+            candidates.append(previous.camera.focal_px)
+        starts = []
+        for f in candidates:
+            K = np.array([[f, 0, (width - 1) / 2.0], [0, f, (height - 1) / 2.0], [0, 0, 1.0]])
+            start = self._start(K, np.zeros(5))
+            if start is None:
+                continue
+            residual = self.residuals(start)
+            starts.append((float(residual @ residual), start))
+        if not starts:
+            raise CalibrationError("cannot find the camera pose from the table markers")
+        starts.sort(key=lambda item: item[0])
+        free = [0, 2, 3, 4, 5, 6, 7] + ([8, 9, 10] if len(self.box_points) else [])
+        best: tuple[float, np.ndarray] | None = None
+        for _, start in starts[:3]:
+            p, cost = levenberg_marquardt(self.residuals, start, free)
+            if p[0] > 0 and (best is None or cost < best[0]):
+                best = (cost, p)
+        assert best is not None
+        cost, p = best
+        k1_estimated = False
+        n_points = len(self.pixels)
+        if n_points >= 24:  # enough corners to afford a radial term: keep it only if it clearly helps
+            p_k1, cost_k1 = levenberg_marquardt(self.residuals, p, [1, *free])
+            if cost_k1 < K1_GAIN * cost and abs(p_k1[1]) < 0.5:
+                p, cost, k1_estimated = p_k1, cost_k1, True
+        K, dist, rvec, tvec, box = self._unpack(p, None, None)
+        solution = _Solution(_camera(K, dist, rvec, tvec), box, cost, k1_estimated)
+        solution.focal_sd_pct = self._focal_sd_pct(p, [1, *free] if k1_estimated else free, cost)
+        return solution
+
+    def _focal_sd_pct(self, p: np.ndarray, free: list[int], cost: float) -> float | None:
+        residual = self.residuals(p)
+        dof = len(residual) - len(free)
+        if dof <= 0:
+            return None
+        jacobian = np.empty((len(residual), len(free)))
+        for column, index in enumerate(free):
+            step = 1e-6 * max(1.0, abs(p[index]))
+            probe = p.copy()
+            probe[index] += step
+            jacobian[:, column] = (self.residuals(probe) - residual) / step
+        sigma2 = max(cost / dof, 0.05**2)  # corners are never better than ~0.05 px
+        try:
+            covariance = sigma2 * np.linalg.inv(jacobian.T @ jacobian)
+        except np.linalg.LinAlgError:
+            return None
+        return float(100.0 * np.sqrt(max(covariance[free.index(0), free.index(0)], 0.0)) / p[0])
+
+    def _focal_from_homography(self) -> float | None:
+        """Zhang's constraints with a known principal point and square pixels: one homography, one focal."""
+        if len(self.table_points) < 8:
+            return None
+        width, height = self.frame_size
+        centred = self.table_pixels - [(width - 1) / 2.0, (height - 1) / 2.0]
+        H, _ = cv2.findHomography(self.table_points[:, :2], centred)
+        if H is None:
+            return None
+        h1, h2 = H[:, 0], H[:, 1]
+        a = np.array([h1[0] * h2[0] + h1[1] * h2[1], h1[0] ** 2 + h1[1] ** 2 - h2[0] ** 2 - h2[1] ** 2])
+        b = np.array([h1[2] * h2[2], h1[2] ** 2 - h2[2] ** 2])
+        denominator = float(a @ a)
+        if denominator <= 0:
+            return None
+        w = -float(a @ b) / denominator  # w = 1 / f²
+        if w <= 0:
+            return None
+        f = 1.0 / np.sqrt(w)
+        return float(f) if 0.1 * width < f < 20 * width else None
+
+    # -------------------------------------------------------- figures
+    def quality(self, camera: CameraModel, box_pose: BoxPose, focal_estimated: bool,
+                k1_estimated: bool) -> CalibrationQuality:
+        projected = camera.project(self._all_points(box_pose))
+        corner_errors = np.linalg.norm(projected - self.pixels, axis=1)
+        ids = self.table_ids + self.box_ids
+        reprojection = {i: float(np.mean(corner_errors[np.asarray(ids) == i])) for i in dict.fromkeys(ids)}
+        table_error: dict[int, float] = {}
+        scale: dict[int, float] = {}
+        # table markers: rays cut at z = 0; box markers: cut at their height, compared via the box pose
+        for label_ids, pixels, points, is_box in (
+            (self.table_ids, self.table_pixels, self.table_points, False),
+            (self.box_ids, self.box_pixels, self.box_points, True),
+        ):
+            for marker_id in dict.fromkeys(label_ids):
+                rows = np.asarray(label_ids) == marker_id
+                measured = camera.pixel_to_plane(pixels[rows], points[rows][:, 2])[:, :2]
+                truth = box_pose.box_to_table(points[rows][:, :2]) if is_box else points[rows][:, :2]
+                table_error[marker_id] = float(np.mean(np.linalg.norm(measured - truth, axis=1)))
+                scale[marker_id] = _side_length(measured) / _side_length(truth)
+        all_errors = []
+        for marker_id in table_error:
+            all_errors.append(table_error[marker_id])
+        return CalibrationQuality(
+            reprojection_px=reprojection,
+            reprojection_median_px=float(np.median(corner_errors)),
+            reprojection_max_px=float(np.max(corner_errors)),
+            table_error_mm=table_error,
+            table_error_median_mm=float(np.median(all_errors)),
+            scale_ratio=scale,
+            focal_estimated=focal_estimated,
+            k1_estimated=k1_estimated,
+        )
+
+
+def _side_length(quad: np.ndarray) -> float:
+    return float(np.mean(np.linalg.norm(quad - np.roll(quad, -1, axis=0), axis=1)))
+
+
+def _camera(K: np.ndarray, dist: np.ndarray, rvec, tvec) -> CameraModel:
+    return CameraModel(
+        K=tuple(tuple(float(v) for v in row) for row in np.asarray(K)),
+        dist=tuple(float(v) for v in np.ravel(dist)),
+        rvec=tuple(float(v) for v in np.ravel(rvec)),
+        tvec=tuple(float(v) for v in np.ravel(tvec)),
+    )
+
+
+def rigid_fit_2d(source: np.ndarray, target: np.ndarray) -> BoxPose:
+    """The rotation and translation (no scale) that best map `source` (N×2) onto `target` (N×2)."""
+    source = np.asarray(source, float).reshape(-1, 2)
+    target = np.asarray(target, float).reshape(-1, 2)
+    mean_s, mean_t = source.mean(axis=0), target.mean(axis=0)
+    a, b = source - mean_s, target - mean_t
+    cross = float(np.sum(a[:, 0] * b[:, 1] - a[:, 1] * b[:, 0]))
+    dot = float(np.sum(a * b))
+    yaw = np.arctan2(cross, dot)
+    rotation = np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]])
+    translation = mean_t - rotation @ mean_s
+    return BoxPose(yaw_deg=float(np.degrees(yaw)), translation_mm=(float(translation[0]), float(translation[1])))
+
+
+def levenberg_marquardt(
+    fun: Callable[[np.ndarray], np.ndarray],
+    start: np.ndarray,
+    free: list[int],
+    iterations: int = 60,
+) -> tuple[np.ndarray, float]:
+    """Minimise ‖fun(p)‖² over the `free` entries of p; forward-difference Jacobian. Returns (p, cost)."""
+    p = np.asarray(start, dtype=np.float64).copy()
+    residual = fun(p)
+    cost = float(residual @ residual)
+    damping = 1e-3
+    free = list(free)
+    for _ in range(iterations):
+        jacobian = np.empty((len(residual), len(free)))
+        for column, index in enumerate(free):
+            step = 1e-6 * max(1.0, abs(p[index]))
+            probe = p.copy()
+            probe[index] += step
+            jacobian[:, column] = (fun(probe) - residual) / step
+        normal = jacobian.T @ jacobian
+        gradient = jacobian.T @ residual
+        diagonal = np.diag(normal).copy()
+        diagonal[diagonal <= 0] = 1e-12
+        improved = False
+        while damping < 1e12:
+            try:
+                delta = np.linalg.solve(normal + damping * np.diag(diagonal), -gradient)
+            except np.linalg.LinAlgError:
+                damping *= 10
+                continue
+            trial = p.copy()
+            trial[free] += delta
+            trial_residual = fun(trial)
+            trial_cost = float(trial_residual @ trial_residual)
+            if np.isfinite(trial_cost) and trial_cost < cost:
+                relative = (cost - trial_cost) / max(cost, 1e-30)
+                p, residual, cost = trial, trial_residual, trial_cost
+                damping = max(damping / 3.0, 1e-9)
+                improved = True
+                break
+            damping *= 4.0
+        if not improved or relative < 1e-10:
+            break
+    return p, cost

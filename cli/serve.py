@@ -1,0 +1,138 @@
+"""`meteors-judge serve`: the table dashboard (live judging, the game, replays, overrides) in a browser."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+from cli.errors import UserError
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    source = parser.add_mutually_exclusive_group()
+    source.add_argument("--camera", metavar="INDEX|URL", help="a webcam index (0, 1...) or a stream URL")
+    source.add_argument("--video", metavar="FILE", type=Path, help="judge a recorded clip as if live (looped)")
+    add_common_arguments(parser, default_data="data")
+    parser.add_argument("--no-loop", action="store_true", help="with --video: stop at the end instead of looping")
+
+
+def add_common_arguments(parser: argparse.ArgumentParser, default_data: str | None) -> None:
+    parser.add_argument("--rig", type=Path, help="rig file (JSON or TOML; default calibration/rigs/standard.json), "
+                                                 "or a labelled clip's JSON (its scene is the rig)")
+    parser.add_argument("--cal", type=Path, help="a saved calibration to start from (else the judge calibrates)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    parser.add_argument("--host", default="127.0.0.1",
+                        help="address to serve on (default 127.0.0.1; any other address requires the referee "
+                             "token printed at start for every change)")
+    where = default_data or "a new temporary folder, printed at start"
+    parser.add_argument("--data", type=Path, default=None if default_data is None else Path(default_data),
+                        help=f"folder for the database, snapshots and clips (default {where})")
+
+
+def load_inputs(args: argparse.Namespace) -> tuple[object, object]:
+    from calibration.rig import RigError
+    from web import DEFAULT_RIG
+
+    try:
+        rig = load_rig_or_label(args.rig or DEFAULT_RIG)
+    except RigError as error:
+        raise UserError(str(error)) from None
+    calibration = None
+    if args.cal:
+        from calibration.solve import Calibration, CalibrationError
+
+        try:
+            calibration = Calibration.load(args.cal)
+        except CalibrationError as error:
+            raise UserError(str(error)) from None
+    return rig, calibration
+
+
+def load_rig_or_label(path: Path):
+    """A rig file, or a labelled clip's JSON (`meteors-launch-truth/1`), whose `scene` is a rig."""
+    import json
+
+    from calibration.rig import RigError, load_rig, rig_from_dict
+
+    if path.suffix.lower() == ".json" and path.exists():
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            data = None
+        if isinstance(data, dict) and str(data.get("schema", "")).startswith("meteors-launch-truth/"):
+            if "scene" not in data:
+                raise RigError(f"{path}: a label without a scene")
+            return rig_from_dict(data["scene"], source=f"{path} (scene)")
+    return load_rig(path)
+
+
+def check_video(path: Path) -> None:
+    from vision.video import VideoError, probe
+
+    try:
+        info = probe(path)
+    except VideoError as error:
+        raise UserError(str(error)) from None
+    if not info.frame_count:
+        raise UserError(f"video {path} has no frames OpenCV can read")
+
+
+def serve_app(config: dict, host: str, port: int, banner: str = "") -> int:
+    """Build the app, print the address (and the referee token off loopback), serve until Ctrl-C."""
+    from werkzeug.serving import make_server
+
+    from web import context, create_app
+    from web.store import StoreError
+
+    try:
+        app = create_app({**config, "HOST": host})
+    except StoreError as error:
+        raise UserError(str(error)) from None
+    except OSError as error:
+        raise UserError(f"cannot use the data folder {config.get('DATA_DIR')}: {error.strerror or error}") from None
+    try:
+        server = make_server(host, port, app, threaded=True)
+    except (OSError, SystemExit) as error:
+        live = context(app).live
+        if live:
+            live.stop()
+        raise UserError(f"cannot serve on {host}:{port}: {getattr(error, 'strerror', None) or error}") from None
+    shown_host = host if ":" not in host else f"[{host}]"
+    url = f"http://{shown_host}:{server.server_port}/"
+    if banner:
+        print(banner)
+    print(f"Meteors Judge dashboard: {url}", flush=True)
+    print(f"data folder: {context(app).data_dir}", flush=True)
+    if app.config["REQUIRE_TOKEN"]:
+        print(f"referee token: {app.config['REFEREE_TOKEN']}  (needed for every change; players can watch without it)",
+              flush=True)
+    print("Ctrl-C to stop.", flush=True)
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
+        live = context(app).live
+        if live:
+            live.stop()
+        context(app).store.close()
+        print("stopped.", file=sys.stderr)
+    return 0
+
+
+def run(args: argparse.Namespace) -> int:
+    rig, calibration = load_inputs(args)
+    source = None
+    if args.video is not None:
+        check_video(args.video)
+        source = str(args.video)
+    elif args.camera is not None:
+        source = args.camera
+    config = {"DATA_DIR": args.data, "RIG": rig, "CALIBRATION": args.cal, "SOURCE": source,
+              "LOOP": not args.no_loop}
+    if calibration is not None:
+        config["CALIBRATION"] = args.cal
+    banner = "camera off: enter launch outcomes on the Game page" if source is None else f"judging {source}"
+    return serve_app(config, args.host, args.port, banner)

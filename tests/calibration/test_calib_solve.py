@@ -1,0 +1,130 @@
+"""Solving one frame: intrinsics, table pose and box pose from the markers, within the figures of issue 4."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from calib_synthetic import herd_cards, look_at_camera, render, standard_scene
+
+from calibration.geometry import BoxPose
+from calibration.lens import LensCalibration
+from calibration.solve import Calibration, CalibrationError, calibrate_frame
+
+CASES = {
+    # name: (camera, box pose)
+    "oblique": (look_at_camera((80.0, -900.0, 1250.0), (0.0, 40.0, 0.0), 1050.0), BoxPose(yaw_deg=12.5,
+                                                                                           translation_mm=(40, 180))),
+    "nearly_straight_down": (look_at_camera((20.0, -40.0, 1300.0), (0.0, 0.0, 0.0), 700.0),
+                             BoxPose(yaw_deg=-20.0, translation_mm=(-60, 170))),
+    "barrel_distortion": (look_at_camera((80.0, -600.0, 1200.0), (0.0, 0.0, 0.0), 800.0, dist=(-0.05, 0, 0, 0, 0)),
+                          BoxPose(yaw_deg=175.0, translation_mm=(30, 160))),
+}
+
+
+@pytest.fixture(scope="module", params=list(CASES))
+def solved(request, rig):
+    camera, pose = CASES[request.param]
+    scene = standard_scene(rig, camera=camera, box_pose=pose)
+    frame = render(scene)
+    return request.param, scene, frame, calibrate_frame(frame, rig, find_herd=False)
+
+
+def _ground_errors(scene, calibration, heights=(0.0,)):
+    points = np.array([[x, y, z] for x in (-420, -200, 0, 200, 420) for y in (-280, 0, 280) for z in heights], float)
+    seen_at = scene.camera.project(points)
+    found = calibration.ground_point(seen_at, points[:, 2])
+    return np.linalg.norm(found - points[:, :2], axis=1)
+
+
+def test_marker_corners_reproject_within_1px_median(solved):
+    _, _, _, calibration = solved
+    assert calibration.quality.reprojection_median_px < 1.0
+    assert calibration.quality.focal_estimated
+
+
+def test_table_points_within_2mm(solved):
+    _, scene, _, calibration = solved
+    assert _ground_errors(scene, calibration).max() < 2.0
+    assert calibration.quality.table_error_median_mm < 2.0
+
+
+def test_box_pose_within_3mm_and_half_a_degree(solved):
+    _, scene, _, calibration = solved
+    yaw_error = (calibration.box_pose.yaw_deg - scene.box_pose.yaw_deg + 180) % 360 - 180
+    shift = np.subtract(calibration.box_pose.translation_mm, scene.box_pose.translation_mm)
+    assert abs(yaw_error) < 0.5
+    assert np.hypot(*shift) < 3.0
+
+
+def test_focal_length_is_estimated_from_the_box_markers_heights(solved):
+    _, scene, _, calibration = solved
+    assert calibration.camera.focal_px == pytest.approx(scene.camera.focal_px, rel=0.05)
+
+
+def test_point_at_a_known_height_maps_to_its_ground_point_through_the_rays(solved):
+    _, scene, _, calibration = solved
+    assert _ground_errors(scene, calibration, heights=(60.0, 120.0)).max() < 3.0
+
+
+def test_meteor_height_from_apparent_size(solved, rig):
+    _, scene, _, calibration = solved
+    truth = np.array([[50.0, -40.0, 130.0]])
+    pixel = scene.camera.project(truth)
+    diameter = scene.camera.apparent_diameter_px(truth, rig.meteor.diameter_mm)
+    centre = calibration.camera.sphere_from_apparent_size(pixel, diameter, rig.meteor.diameter_mm)[0]
+    assert np.linalg.norm(centre[:2] - truth[0, :2]) < 6.0
+    assert abs(centre[2] - truth[0, 2]) < 8.0
+
+
+def test_calibration_round_trips_through_json_with_the_label_box_pose(tmp_path, oblique, rig):
+    _, frame = oblique
+    calibration = calibrate_frame(frame, rig, find_herd=False)
+    path = tmp_path / "cal.json"
+    calibration.save(path)
+    import json
+
+    data = json.loads(path.read_text())
+    assert set(data["box_pose"]) == {"yaw_deg", "translation_mm"}
+    again = Calibration.load(path)
+    assert again.box_pose == calibration.box_pose
+    assert again.quality.reprojection_px == calibration.quality.reprojection_px
+
+
+def test_a_lens_calibration_fixes_the_intrinsics(oblique, rig):
+    scene, frame = oblique
+    lens = LensCalibration(K=scene.camera.K, dist=scene.camera.dist, image_size=(1280, 720))
+    calibration = calibrate_frame(frame, rig, lens, find_herd=False)
+    assert not calibration.quality.focal_estimated
+    assert calibration.camera.K == scene.camera.K
+    assert calibration.quality.reprojection_median_px < 0.5
+
+
+def test_blank_frame_says_no_markers_found(rig):
+    with pytest.raises(CalibrationError, match="no DICT_4X4_50 markers found"):
+        calibrate_frame(np.full((720, 1280, 3), 128, np.uint8), rig)
+
+
+def test_missing_box_markers_are_named(rig):
+    scene = standard_scene(rig, hidden_markers={10, 11, 12, 13})
+    with pytest.raises(CalibrationError, match=r"no box marker visible \(box ids \[10, 11, 12, 13\] missing\)"):
+        calibrate_frame(render(scene), rig)
+
+
+def test_too_few_table_markers_are_named(rig):
+    scene = standard_scene(rig, hidden_markers={1, 2, 3, 4, 5})
+    with pytest.raises(CalibrationError, match=r"too few table markers visible: saw \[0\], missing \[1, 2, 3, 4, 5\]"):
+        calibrate_frame(render(scene), rig)
+
+
+def test_sheet_printed_at_the_wrong_scale_is_caught(rig):
+    scene = standard_scene(rig, print_scale={0: 0.88, 1: 0.88, 2: 0.88, 3: 0.88, 4: 0.88, 5: 0.88},
+                           cards_mm=herd_cards())
+    with pytest.raises(CalibrationError, match="printed at the wrong scale"):
+        calibrate_frame(render(scene), rig)
+
+
+def test_missing_markers_are_listed_when_enough_remain(rig):
+    scene = standard_scene(rig, hidden_markers={3, 12})
+    calibration = calibrate_frame(render(scene), rig, find_herd=False)
+    assert calibration.markers_missing == [3, 12]
+    assert 3 not in calibration.markers_seen

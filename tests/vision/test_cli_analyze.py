@@ -1,0 +1,64 @@
+"""`meteors-judge analyze` end to end on a bundled clip: its verdict is its label's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from vision.truth import load_label
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+CLIP = SAMPLES / "clip_000.mp4"
+
+pytestmark = pytest.mark.skipif(not CLIP.exists(), reason="the bundled sample_videos/clip_000.mp4 is not there")
+
+
+@pytest.fixture(scope="module")
+def label():
+    return load_label(CLIP.with_suffix(".json"))
+
+
+@pytest.fixture
+def rig_file(tmp_path: Path, label) -> Path:
+    """The label's scene saved as a rig file, as a user would write it."""
+    path = tmp_path / "rig.json"
+    path.write_text(label.scene.model_dump_json(indent=2))
+    return path
+
+
+def test_analyze_json_gives_the_verdict_of_the_label(capsys, rig_file, label, tmp_path):
+    snapshot = tmp_path / "moment.png"
+    code = main(
+        ["analyze", str(CLIP), "--rig", str(rig_file), "--launch-mode", label.launch_mode, "--json",
+         "--snapshot", str(snapshot)]
+    )
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    payload = json.loads(out)  # exactly one JSON object on standard output
+    assert list(payload) == ["launches"]
+    assert len(payload["launches"]) == 1
+    verdict = payload["launches"][0]
+    assert verdict["outcome"] == label.outcome
+    assert verdict["dinosaur"] == label.dinosaur
+    assert verdict["valid"] == label.valid
+    assert verdict["bounces_before_box"] == label.bounces_before_box
+    assert verdict["herd_line_ok"] == label.herd_line_ok
+    assert abs(verdict["release"]["frame"] - label.release.frame) <= 3
+    assert "\r" not in err  # no progress bar when standard error is not a terminal
+
+    import cv2
+
+    picture = cv2.imread(str(snapshot))
+    assert picture is not None and picture.shape[:2] == (label.frame_size[1], label.frame_size[0])
+
+
+def test_analyze_prints_a_summary_for_a_person(capsys, rig_file, label):
+    code = main(["analyze", str(CLIP), "--rig", str(rig_file), "--launch-mode", label.launch_mode])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "clip_000.mp4: 1 launch" in out
+    assert "Launch 1" in out and label.outcome.upper() in out
+    assert "release" in out and "bounces" in out and "rest" in out

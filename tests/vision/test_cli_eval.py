@@ -1,0 +1,63 @@
+"""`meteors-judge eval` on a small folder: two bundled clips and a malformed label."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from cli.main import main
+from vision.truth import load_label
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+NAMES = ("clip_000", "clip_001")
+
+pytestmark = pytest.mark.skipif(
+    not all((SAMPLES / f"{name}.mp4").exists() for name in NAMES), reason="bundled sample clips are not there"
+)
+
+
+@pytest.fixture(scope="module")
+def folder(tmp_path_factory) -> Path:
+    folder = tmp_path_factory.mktemp("labelled")
+    for name in NAMES:
+        label = load_label(SAMPLES / f"{name}.json")
+        # another source's naming: the label names its video, the stems need not match
+        video = f"take-{name[-3:]}{Path(label.video).suffix}"
+        shutil.copy(SAMPLES / label.video, folder / video)
+        data = json.loads((SAMPLES / f"{name}.json").read_text())
+        data["video"] = video
+        (folder / f"{name}_truth.json").write_text(json.dumps(data))
+    (folder / "zz_malformed.json").write_text(json.dumps({"schema": "meteors-launch-truth/1", "video": "x.mp4"}))
+    return folder
+
+
+def test_eval_json_scores_the_two_clips_and_skips_the_malformed_label(capsys, folder):
+    code = main(["eval", str(folder), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    payload = json.loads(out)
+    metrics = payload["metrics"]
+    assert metrics["clips"] == 2 and metrics["skipped"] == 1
+    assert [row["clip"] for row in payload["clips"]] == [f"{name}_truth.json" for name in NAMES]
+    assert [Path(item["path"]).name for item in payload["skipped"]] == ["zz_malformed.json"]
+    assert "zz_malformed.json" in err  # reported
+    for key in ("outcome_accuracy", "valid_accuracy", "bounce_count_accuracy", "herd_line_accuracy",
+                "herd_line_accuracy_beyond_10mm", "rest_error_median_mm", "rest_error_p95_mm",
+                "release_error_median_mm", "release_error_p95_mm", "disputed_rate", "confident_wrong_calls"):
+        assert key in metrics
+    assert metrics["confident_wrong_calls"] == 0, payload["clips"]
+
+
+def test_eval_table(capsys, folder):
+    code = main(["eval", str(folder), "--limit", "1"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert re.search(r"^clips judged\s+1$", out, re.MULTILINE), out
+    for line in ("outcome accuracy", "valid/void accuracy", "bounce count exact", "herd-line accuracy > 10 mm",
+                 "rest error median / p95", "release error median / p95", "disputed rate", "confident wrong calls"):
+        assert line in out
+    assert "skipped 1 file(s)" in out and "zz_malformed.json" in out

@@ -1,0 +1,405 @@
+"""Score the judge against labelled clips (`meteors-launch-truth/1`, shared/spec/launch-truth.md).
+
+`discover` finds the labelled clips of a folder (any `*.json` that validates, with its video
+beside it; everything else is reported and skipped), `score_clip` compares the judge's
+verdicts on one clip with its label, and `summarize` turns the per-clip scores into the
+figures of issue 5: accuracies, rest and release errors, the disputed rate and the
+confident wrong calls.
+
+Verdicts are taken as plain mappings (or anything with `model_dump()`, such as
+`vision.verdict.Verdict`), so this module depends only on the verdict's field names,
+which are the label format's names.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from calibration.rig import Rig
+from vision.truth import SCHEMA, LabelError, LaunchTruth, load_label
+
+HERD_MARGIN_MM = 10.0  # herd-line accuracy is also reported for releases farther than this from the line
+
+
+@dataclass(frozen=True)
+class LabelledClip:
+    """A valid label and the video it describes."""
+
+    label_path: Path
+    video_path: Path
+    truth: LaunchTruth
+
+    @property
+    def name(self) -> str:
+        return self.label_path.name
+
+
+@dataclass(frozen=True)
+class Skipped:
+    path: Path
+    reason: str
+
+
+def discover(folder: str | Path) -> tuple[list[LabelledClip], list[Skipped]]:
+    """The labelled clips of `folder` (sorted by label name) and the `*.json` files skipped, with why."""
+    folder = Path(folder)
+    clips: list[LabelledClip] = []
+    skipped: list[Skipped] = []
+    for label_path in sorted(folder.glob("*.json")):
+        try:
+            truth = load_label(label_path)
+        except LabelError as error:
+            if _is_other_json(label_path):
+                skipped.append(Skipped(label_path, "not a launch label (no schema, video, scene or release)"))
+            else:
+                skipped.append(Skipped(label_path, f"not a valid meteors-launch-truth/1 label: {error}"))
+            continue
+        video_path = label_path.parent / truth.video
+        if not video_path.is_file():
+            skipped.append(Skipped(label_path, f"its video {truth.video!r} is not beside it"))
+            continue
+        clips.append(LabelledClip(label_path, video_path, truth))
+    return clips, skipped
+
+
+def _is_other_json(path: Path) -> bool:
+    """A JSON file that does not even try to be a label (an index, a rig, a calibration)."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    if not isinstance(data, dict):
+        return True
+    if "schema" in data:
+        return data["schema"] != SCHEMA
+    return not {"video", "scene", "release"} & set(data)
+
+
+def as_dict(verdict: Any) -> dict[str, Any]:
+    """A verdict as a plain dict (a pydantic model is dumped in JSON mode)."""
+    if hasattr(verdict, "model_dump"):
+        return verdict.model_dump(mode="json")
+    return dict(verdict)
+
+
+def match_launch(truth: LaunchTruth, verdicts: Sequence[Mapping[str, Any]]) -> int | None:
+    """Index of the verdict whose release frame is nearest the labelled one (None if there are none).
+
+    A verdict without a release frame is a last resort, taken only when no verdict has one.
+    """
+    if not verdicts:
+        return None
+
+    def distance(index: int) -> float:
+        release = verdicts[index].get("release") or {}
+        frame = release.get("frame")
+        return math.inf if frame is None else abs(frame - truth.release.frame)
+
+    return min(range(len(verdicts)), key=distance)
+
+
+@dataclass
+class ClipScore:
+    """How the judge did on one labelled clip."""
+
+    clip: str
+    video: str
+    truth: dict[str, Any]
+    judged: dict[str, Any] | None  # the matched verdict's decisions; None when no launch was found
+    launches_found: int
+    outcome_ok: bool
+    valid_ok: bool
+    bounces_ok: bool
+    herd_ok: bool
+    herd_distance_mm: float  # |labelled signed distance of the release from the herd line|
+    rest_error_mm: float | None
+    release_error_mm: float | None
+    disputed: bool
+    dispute_reasons: list[str] = field(default_factory=list)
+    wrong: list[str] = field(default_factory=list)  # why the call is wrong (empty when right)
+    notes: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    @property
+    def is_wrong(self) -> bool:
+        return bool(self.wrong)
+
+    @property
+    def confident_wrong(self) -> bool:
+        """A wrong outcome, valid/void or bounce count that the judge did not mark disputed."""
+        return not (self.outcome_ok and self.valid_ok and self.bounces_ok) and not self.disputed
+
+    def to_json(self) -> dict[str, Any]:
+        row = asdict(self)
+        row["confident_wrong"] = self.confident_wrong
+        return row
+
+
+def _truth_summary(truth: LaunchTruth) -> dict[str, Any]:
+    return {
+        "outcome": truth.outcome,
+        "dinosaur": truth.dinosaur,
+        "valid": truth.valid,
+        "region": truth.region,
+        "bounces_before_box": truth.bounces_before_box,
+        "herd_line_ok": truth.herd_line_ok,
+        "herd_line_signed_mm": truth.release.herd_line_signed_mm,
+        "release_frame": truth.release.frame,
+        "rest_frame": truth.rest.frame if truth.rest else None,
+        "launch_mode": truth.launch_mode,
+    }
+
+
+def _judged_summary(verdict: Mapping[str, Any]) -> dict[str, Any]:
+    release = verdict.get("release") or {}
+    rest = verdict.get("rest") or {}
+    return {
+        "outcome": verdict.get("outcome"),
+        "dinosaur": verdict.get("dinosaur"),
+        "valid": verdict.get("valid"),
+        "region": verdict.get("region"),
+        "bounces_before_box": verdict.get("bounces_before_box"),
+        "herd_line_ok": verdict.get("herd_line_ok"),
+        "herd_line_signed_mm": release.get("herd_line_signed_mm"),
+        "release_frame": release.get("frame"),
+        "rest_frame": rest.get("frame"),
+    }
+
+
+def _distance(a: Any, b: Any) -> float | None:
+    if a is None or b is None:
+        return None
+    return float(np.hypot(float(a[0]) - float(b[0]), float(a[1]) - float(b[1])))
+
+
+def _outcome_text(outcome: Any, dinosaur: Any) -> str:
+    return f"{outcome} ({dinosaur})" if outcome == "dinosaur" else str(outcome)
+
+
+def score_clip(
+    truth: LaunchTruth,
+    verdicts: Iterable[Any],
+    clip: str = "",
+    video: str = "",
+    error: str | None = None,
+) -> ClipScore:
+    """Compare the judge's verdicts on one clip with its label.
+
+    The verdict matched to the labelled launch is the one whose release frame is nearest.
+    A clip where no launch was found (or the judge failed, `error`) is wrong on every count
+    and, having no verdict to be disputed, a confident wrong call.
+    """
+    found = [as_dict(verdict) for verdict in verdicts]
+    herd_distance = abs(truth.release.herd_line_signed_mm)
+    base = {
+        "clip": clip,
+        "video": video or truth.video,
+        "truth": _truth_summary(truth),
+        "launches_found": len(found),
+        "herd_distance_mm": herd_distance,
+        "error": error,
+    }
+    index = match_launch(truth, found)
+    if index is None:
+        why = f"judge failed: {error}" if error else "no launch found"
+        return ClipScore(
+            **base,
+            judged=None,
+            outcome_ok=False,
+            valid_ok=False,
+            bounces_ok=False,
+            herd_ok=False,
+            rest_error_mm=None,
+            release_error_mm=None,
+            disputed=False,
+            wrong=[why],
+        )
+
+    verdict = found[index]
+    outcome_ok = verdict.get("outcome") == truth.outcome and (
+        truth.outcome != "dinosaur" or verdict.get("dinosaur") == truth.dinosaur
+    )
+    valid_ok = verdict.get("valid") == truth.valid
+    bounces_ok = verdict.get("bounces_before_box") == truth.bounces_before_box
+    herd_ok = verdict.get("herd_line_ok") == truth.herd_line_ok
+
+    wrong: list[str] = []
+    if not outcome_ok:
+        wrong.append(
+            f"outcome {_outcome_text(verdict.get('outcome'), verdict.get('dinosaur'))}, "
+            f"label {_outcome_text(truth.outcome, truth.dinosaur)}"
+        )
+    if not valid_ok:
+        wrong.append(f"valid {verdict.get('valid')}, label {truth.valid}")
+    if not bounces_ok:
+        wrong.append(f"bounces before box {verdict.get('bounces_before_box')}, label {truth.bounces_before_box}")
+    if not herd_ok:
+        judged_mm = (verdict.get("release") or {}).get("herd_line_signed_mm")
+        judged_text = "?" if judged_mm is None else f"{judged_mm:+.1f}"
+        wrong.append(
+            f"herd line ok {verdict.get('herd_line_ok')} ({judged_text} mm), "
+            f"label {truth.herd_line_ok} ({truth.release.herd_line_signed_mm:+.1f} mm)"
+        )
+
+    notes: list[str] = []
+    if len(found) > 1:
+        notes.append(f"{len(found)} launches found, 1 labelled")
+    release = verdict.get("release") or {}
+    rest = verdict.get("rest") or {}
+    release_error = _distance(release.get("table_mm"), truth.release.table_mm)
+    if release_error is None:
+        notes.append("no release point")
+    rest_error = None
+    if truth.rest is None:
+        if rest:
+            notes.append("rest reported, but the label says the meteor left the view")
+    else:
+        rest_error = _distance(rest.get("table_mm"), truth.rest.table_mm)
+        if rest_error is None:
+            notes.append("no rest point")
+
+    return ClipScore(
+        **base,
+        judged=_judged_summary(verdict),
+        outcome_ok=outcome_ok,
+        valid_ok=valid_ok,
+        bounces_ok=bounces_ok,
+        herd_ok=herd_ok,
+        rest_error_mm=rest_error,
+        release_error_mm=release_error,
+        disputed=bool(verdict.get("disputed")),
+        dispute_reasons=list(verdict.get("dispute_reasons") or []),
+        wrong=wrong,
+        notes=notes,
+    )
+
+
+def _rate(flags: Sequence[bool]) -> float | None:
+    return (sum(flags) / len(flags)) if flags else None
+
+
+def _percentile(values: Sequence[float], q: float) -> float | None:
+    return float(np.percentile(np.asarray(values, dtype=float), q)) if values else None
+
+
+def summarize(scores: Sequence[ClipScore], skipped: Sequence[Skipped] = ()) -> dict[str, Any]:
+    """The figures of issue 5 over all scored clips (rates are fractions; None when undefined)."""
+    beyond = [score for score in scores if score.herd_distance_mm > HERD_MARGIN_MM]
+    rest_errors = [score.rest_error_mm for score in scores if score.rest_error_mm is not None]
+    release_errors = [score.release_error_mm for score in scores if score.release_error_mm is not None]
+    return {
+        "clips": len(scores),
+        "skipped": len(skipped),
+        "outcome_accuracy": _rate([s.outcome_ok for s in scores]),
+        "valid_accuracy": _rate([s.valid_ok for s in scores]),
+        "bounce_count_accuracy": _rate([s.bounces_ok for s in scores]),
+        "herd_line_accuracy": _rate([s.herd_ok for s in scores]),
+        "herd_line_accuracy_beyond_10mm": _rate([s.herd_ok for s in beyond]),
+        "herd_line_clips_beyond_10mm": len(beyond),
+        "rest_error_median_mm": _percentile(rest_errors, 50),
+        "rest_error_p95_mm": _percentile(rest_errors, 95),
+        "rest_error_clips": len(rest_errors),
+        "release_error_median_mm": _percentile(release_errors, 50),
+        "release_error_p95_mm": _percentile(release_errors, 95),
+        "release_error_clips": len(release_errors),
+        "disputed_rate": _rate([s.disputed for s in scores]),
+        "wrong_calls": sum(s.is_wrong for s in scores),
+        "confident_wrong_calls": sum(s.confident_wrong for s in scores),
+        "missed_launches": sum(s.judged is None for s in scores),
+        "clips_with_extra_launches": sum(s.launches_found > 1 for s in scores),
+    }
+
+
+# -- running the judge over a folder ---------------------------------------------------------
+
+JudgeClip = Callable[[Path, Rig, str], list[Any]]  # (video, rig, launch_mode) -> verdicts
+
+
+def evaluate(
+    clips: Sequence[LabelledClip],
+    judge_clip: JudgeClip,
+    on_clip: Callable[[ClipScore], None] | None = None,
+) -> list[ClipScore]:
+    """Judge every clip with `judge_clip`, given only its video, the rig of its label's scene and
+    its launch mode, and score the verdicts. A judge that raises on a clip scores as a missed launch."""
+    scores = []
+    for clip in clips:
+        error = None
+        try:
+            verdicts = judge_clip(clip.video_path, clip.truth.scene, clip.truth.launch_mode)
+        except Exception as exc:  # noqa: BLE001 - one failing clip must not stop the evaluation
+            verdicts, error = [], f"{type(exc).__name__}: {exc}"
+        score = score_clip(clip.truth, verdicts, clip=clip.name, video=clip.truth.video, error=error)
+        scores.append(score)
+        if on_clip is not None:
+            on_clip(score)
+    return scores
+
+
+# -- the report ------------------------------------------------------------------------------
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:6.2f} %"
+
+
+def _mm(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:6.2f} mm"
+
+
+def format_report(metrics: Mapping[str, Any], scores: Sequence[ClipScore], skipped: Sequence[Skipped]) -> str:
+    """The human-readable table of `meteors-judge eval`."""
+    n = metrics["clips"]
+    rows = [
+        ("clips judged", f"{n}"),
+        ("outcome accuracy", _pct(metrics["outcome_accuracy"])),
+        ("valid/void accuracy", _pct(metrics["valid_accuracy"])),
+        ("bounce count exact", _pct(metrics["bounce_count_accuracy"])),
+        ("herd-line accuracy", _pct(metrics["herd_line_accuracy"])),
+        (
+            f"herd-line accuracy > {HERD_MARGIN_MM:g} mm",
+            f"{_pct(metrics['herd_line_accuracy_beyond_10mm'])}  ({metrics['herd_line_clips_beyond_10mm']} clips)",
+        ),
+        (
+            "rest error median / p95",
+            f"{_mm(metrics['rest_error_median_mm'])} / {_mm(metrics['rest_error_p95_mm'])}"
+            f"  ({metrics['rest_error_clips']} clips)",
+        ),
+        (
+            "release error median / p95",
+            f"{_mm(metrics['release_error_median_mm'])} / {_mm(metrics['release_error_p95_mm'])}"
+            f"  ({metrics['release_error_clips']} clips)",
+        ),
+        ("disputed rate", _pct(metrics["disputed_rate"])),
+        ("wrong calls", f"{metrics['wrong_calls']}"),
+        ("confident wrong calls", f"{metrics['confident_wrong_calls']}"),
+        ("launches missed", f"{metrics['missed_launches']}"),
+        ("clips with extra launches", f"{metrics['clips_with_extra_launches']}"),
+    ]
+    width = max(len(label) for label, _ in rows)
+    lines = [f"{label:<{width}}  {value}" for label, value in rows]
+
+    wrong = [score for score in scores if score.is_wrong]
+    if wrong:
+        lines += ["", "wrong calls:"]
+        for score in wrong:
+            tag = "disputed " if score.disputed else "CONFIDENT"
+            why = "; ".join(score.wrong)
+            if score.disputed and score.dispute_reasons:
+                why += f"  [disputed: {'; '.join(score.dispute_reasons)}]"
+            lines.append(f"  {tag}  {score.clip}: {why}")
+    if skipped:
+        lines += ["", f"skipped {len(skipped)} file(s):"]
+        lines += [f"  {item.path.name}: {_shorten(item.reason)}" for item in skipped]
+    return "\n".join(lines)
+
+
+def _shorten(text: str, limit: int = 300) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"

@@ -1,0 +1,427 @@
+"""The streaming launch judge: frames in, events out, the same code for a camera and a file.
+
+    judge = LaunchJudge(rig, calibration=None, config=JudgeConfig(launch_mode="standard"), fps=60.0)
+    for index, frame in read_frames(path):
+        for event in judge.process(frame, index): ...
+    events = judge.finish()
+
+States: `calibrating` (until the markers give a calibration) → `waiting` (no meteor moving) →
+`in_hand` (the meteor is seen and tracked, carried by the hand) → `in_flight` (released: moving on
+its own) → `at_rest` (still for 0.2 s: the verdict is given) → `waiting` again once the meteor is
+picked up or gone. Per frame the work is the detector's (downscaled colour mask, one small
+full-resolution window) and a 6×6 Kalman step; the 3D analysis (arcs, impacts, release, rest) runs
+once per launch, on the buffered pixel track, when the meteor comes to rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+import numpy as np
+
+from calibration.rig import Rig
+from vision.analysis import LaunchTrack, judge_launch
+from vision.detector import Detection, MeteorDetector
+from vision.tracker import KalmanTracker
+from vision.verdict import Verdict
+
+EventKind = Literal["calibrated", "state", "release", "bounce", "entered_box", "rest", "verdict", "warning"]
+State = Literal["calibrating", "waiting", "in_hand", "in_flight", "at_rest"]
+
+# track flags
+SEEN = 0
+PARTIAL = 1
+COASTED = 2
+HAND = 3  # touching a hand (or another foreground object): occluded, carried
+
+
+@dataclass
+class JudgeConfig:
+    launch_mode: Literal["standard", "hard_velociraptor"] = "standard"
+    scale: int = 4  # detection works on a frame this many times smaller
+    calibrate_every: int = 3  # frames between calibration attempts while calibrating
+    box_refresh_every: int = 0  # frames between box-pose refreshes while waiting (0: only per launch)
+    rest_seconds: float = 0.2  # stillness that makes a rest (the label's definition)
+    rest_speed_mm_s: float = 12.0  # below this the meteor counts as still (label: 5, plus our noise)
+    lost_seconds: float = 0.35  # a meteor unseen this long in flight is lost
+    sigma_px: float = 0.5  # centroid noise of a clear sighting
+    size_sigma_px: float = 0.3  # noise of an apparent diameter (pixels)
+    size_scale_prior: float = 0.95  # measured / true apparent diameter, before a rest calibrates it
+    size_bias_rel: float = 0.06  # how far a blurred, partly hidden blob's width may be from the true diameter
+    segment_penalty: float = 40.0  # chi² cost of a new stretch (an impact) in the arc split
+    dispute_sigmas: float = 2.0  # a margin inside this many uncertainties is disputed
+    min_launch_px: float = 40.0  # a launch moves the meteor at least this far (pixels)
+    background_rate: float = 0.03
+    release_lookback: int = 12  # frames before the free flight searched for the release
+    exposure_half_frames: float = 0.35  # a sighting is the middle of the exposure: this far into its frame
+    max_track_frames: int = 1800
+
+
+@dataclass
+class JudgeEvent:
+    kind: EventKind
+    frame: int
+    message: str
+    verdict: Verdict | None = None
+
+
+@dataclass
+class TrackView:
+    """The current launch's track, for overlays: numpy arrays, one entry per frame."""
+
+    frames: np.ndarray
+    px: np.ndarray  # N×2
+    diameters: np.ndarray
+    heights: np.ndarray  # mm above the table (NaN where unknown)
+    ground: np.ndarray  # N×2 table mm under the meteor (NaN where unknown)
+    flags: np.ndarray  # 0 seen, 1 partial, 2 coasted
+    release_index: int | None = None
+    bounce_indices: list[int] = field(default_factory=list)
+
+
+@dataclass
+class SimpleCalibration:
+    """A calibration given directly (e.g. from a label's `camera` and `box_pose`), for development."""
+
+    camera: Any
+    box_pose: Any
+    herd_line_mm: Any = None
+    meteor_rgb: tuple[int, int, int] | None = None
+    frame_size: tuple[int, int] = (0, 0)
+    markers_seen: list[int] = field(default_factory=list)
+    markers_missing: list[int] = field(default_factory=list)
+
+
+def calibration_from_label(label) -> SimpleCalibration:
+    """The true calibration of a labelled clip (for tests and development only: eval must not use it)."""
+    return SimpleCalibration(
+        camera=label.camera,
+        box_pose=label.box_pose,
+        herd_line_mm=label.scene.herd_line_mm,
+        meteor_rgb=label.scene.meteor.rgb,
+        frame_size=tuple(label.frame_size),
+    )
+
+
+class LaunchJudge:
+    """Judge every launch in a stream of frames."""
+
+    def __init__(self, rig: Rig, calibration=None, config: JudgeConfig | None = None, fps: float = 60.0) -> None:
+        self.rig = rig
+        self.config = config or JudgeConfig()
+        self.fps = float(fps) if fps and fps > 0 else 30.0
+        self.calibration = None
+        self.state: State = "calibrating"
+        self.detector: MeteorDetector | None = None
+        self.tracker = KalmanTracker()
+        self.verdicts: list[Verdict] = []
+        self._calibration_error: str | None = None
+        self._tracker_cal = None
+        self._reset_track()
+        self._last_frame = -1
+        self._frame_size: tuple[int, int] | None = None
+        self._pending_calibration = calibration
+        self._rest_anchor: tuple[float, float] | None = None
+        self._gone_frames = 0
+
+    # ------------------------------------------------------------------ public API
+
+    def process(self, frame_bgr: np.ndarray, frame_index: int) -> list[JudgeEvent]:
+        events: list[JudgeEvent] = []
+        self._last_frame = frame_index
+        if self.calibration is None:
+            if self._frame_size is None:
+                self._frame_size = (frame_bgr.shape[1], frame_bgr.shape[0])
+            if self._pending_calibration is not None:
+                self._set_calibration(self._pending_calibration, frame_index, events)
+                self._pending_calibration = None
+            elif frame_index % max(1, self.config.calibrate_every) == 0 or self._calibration_error is None:
+                self._try_calibrate(frame_bgr, frame_index, events)
+            if self.calibration is None:
+                return events
+        self._step(frame_bgr, frame_index, events)
+        return events
+
+    def finish(self) -> list[JudgeEvent]:
+        """End of stream: decide a launch still in progress (the meteor lost, or never still long enough)."""
+        events: list[JudgeEvent] = []
+        if self.state == "in_flight" and self._launch_moved():
+            lost = not self.tracker.active or self.tracker.missed > 0
+            self._decide(self._last_frame, events, lost=lost, final=True)
+        return events
+
+    def current_track(self) -> TrackView:
+        frames = np.asarray(self._frames, dtype=np.int64)
+        n = len(frames)
+        px = np.asarray(self._px, dtype=np.float64).reshape(n, 2)
+        heights = np.full(n, np.nan)
+        ground = np.full((n, 2), np.nan)
+        view = TrackView(frames, px, np.asarray(self._diam, float), heights, ground, np.asarray(self._flags, np.int8))
+        if self._analysis is not None and 0 < len(self._analysis.positions) <= n:
+            m = len(self._analysis.positions)
+            heights[:m] = self._analysis.positions[:, 2]
+            ground[:m] = self._analysis.positions[:, :2]
+            view.release_index = self._analysis.release_index
+            view.bounce_indices = list(self._analysis.bounce_indices)
+        return view
+
+    # ------------------------------------------------------------------ calibration
+
+    def _try_calibrate(self, frame_bgr: np.ndarray, frame_index: int, events: list[JudgeEvent]) -> None:
+        try:
+            from calibration.solve import CalibrationError, calibrate_frame
+        except ImportError as error:  # pragma: no cover - calibration package incomplete
+            if self._calibration_error is None:
+                self._calibration_error = str(error)
+                events.append(JudgeEvent("warning", frame_index, f"no calibration available: {error}"))
+            return
+        try:
+            calibration = calibrate_frame(frame_bgr, self.rig)
+        except CalibrationError as error:
+            if self._calibration_error != str(error):
+                events.append(JudgeEvent("warning", frame_index, f"calibration failed: {error}"))
+            self._calibration_error = str(error)
+            return
+        self._set_calibration(calibration, frame_index, events)
+
+    def _set_calibration(self, calibration, frame_index: int, events: list[JudgeEvent]) -> None:
+        self.calibration = calibration
+        rgb = getattr(calibration, "meteor_rgb", None) or self.rig.meteor.rgb or (200, 80, 40)
+        width, height = self._frame_size or tuple(getattr(calibration, "frame_size", (1280, 720)))
+        camera = calibration.camera
+        radius = self.rig.meteor.diameter_mm / 2
+        # plausible apparent diameters: anywhere over the visible table, from resting to hand height
+        grid = np.stack(np.meshgrid(np.linspace(0, width, 5), np.linspace(0, height, 4)), -1).reshape(-1, 2)
+        low = camera.pixel_to_plane(grid, radius)
+        high = camera.pixel_to_plane(grid, 500.0)
+        sizes = camera.apparent_diameter_px(np.vstack([low, high]), self.rig.meteor.diameter_mm)
+        resting = sizes[: len(low)]
+        scale = int(np.clip(np.floor(resting.min() / 3.5), 1, self.config.scale))
+        self.detector = MeteorDetector(
+            (width, height), tuple(int(v) for v in rgb), (0.7 * sizes.min(), 1.3 * sizes.max()), scale
+        )
+        self._px_per_mm = float(np.median(camera.apparent_diameter_px(low, 1.0)))
+        missing = list(getattr(calibration, "markers_missing", []) or [])
+        message = "calibrated" + (f"; markers missing: {missing}" if missing else "")
+        events.append(JudgeEvent("calibrated", frame_index, message))
+        self._set_state("waiting", frame_index, events)
+
+    def _refresh_box(self, frame_bgr: np.ndarray) -> None:
+        """Find the box again from its markers (it moves before every launch)."""
+        try:
+            from calibration.solve import CalibrationError, calibrate_frame
+        except ImportError:  # pragma: no cover
+            return
+        if not hasattr(self.calibration, "with_box_pose"):
+            return
+        try:
+            fresh = calibrate_frame(
+                frame_bgr, self.rig, previous=self.calibration, fix_intrinsics=True, find_herd=False
+            )
+        except (CalibrationError, ValueError):
+            return
+        if getattr(fresh, "box_pose_source", "markers") == "markers":
+            self.calibration = self.calibration.with_box_pose(fresh.box_pose).model_copy(
+                update={"camera": fresh.camera, "markers_missing": fresh.markers_missing}
+            )
+
+    # ------------------------------------------------------------------ per frame
+
+    def _reset_track(self) -> None:
+        self._frames: list[int] = []
+        self._px: list[float] = []
+        self._diam: list[float] = []
+        self._flags: list[int] = []
+        self._analysis = None
+        self._launch_start: int | None = None
+        self._still_count = 0
+        self._unseen = 0
+
+    def _set_state(self, state: State, frame_index: int, events: list[JudgeEvent], message: str = "") -> None:
+        if state != self.state:
+            self.state = state
+            events.append(JudgeEvent("state", frame_index, message or state))
+
+    def _step(self, frame_bgr: np.ndarray, frame_index: int, events: list[JudgeEvent]) -> None:
+        detector = self.detector
+        assert detector is not None
+        cfg = self.config
+        small = detector.reduce(frame_bgr)
+        first = detector.background is None
+        if first:
+            detector.update_background(small, None, 1.0)
+            detector.update_full_background(frame_bgr, None, 1.0)
+        candidates = detector.candidates(small)
+        detection: Detection | None = None
+        tracker = self.tracker
+        started = False
+        if tracker.active:
+            px, py, gate = tracker.predict()
+            best, best_d = None, np.inf
+            for cx, cy, area, _frac, _label in candidates:
+                d = float(np.hypot(cx - px, cy - py))
+                if d < best_d:
+                    best, best_d = (cx, cy, area), d
+            if best is not None and best_d <= gate + np.sqrt(best[2]) * 0.5:
+                detection = detector.refine(frame_bgr, best[0], best[1], best[2])
+                if detection is not None and not tracker.in_gate(detection.x, detection.y):
+                    detection = None
+        else:
+            best = None
+            for cx, cy, area, frac, _label in candidates:
+                score = area * (0.3 + frac)
+                if best is None or score > best[3]:
+                    best = (cx, cy, area, score)
+            if best is not None:
+                detection = detector.refine(frame_bgr, best[0], best[1], best[2])
+                if detection is not None:
+                    tracker.start(detection.x, detection.y)
+                    started = True
+
+        if detection is not None:
+            if not started:
+                tracker.update(detection.x, detection.y, cfg.sigma_px * (3.0 if detection.partial else 1.0))
+            self._unseen = 0
+            touch = detector.touching(detection.x, detection.y, detection.diameter_px * detection.elongation)
+            flag = HAND if touch > 0.2 else (PARTIAL if detection.partial else SEEN)
+            self._record(frame_index, detection.x, detection.y, detection.diameter_px, flag)
+        elif tracker.active:
+            lost = tracker.miss()
+            self._unseen += 1
+            if not lost and tracker.x is not None:
+                self._record(frame_index, float(tracker.x[0]), float(tracker.x[1]), np.nan, COASTED)
+        else:
+            self._unseen += 1
+
+        # background: slow, and never under the meteor
+        if not first and frame_index % 2 == 0:
+            exclude = None
+            if detection is not None:
+                exclude = (detection.x, detection.y, detection.diameter_px * 1.5 + 8)
+            detector.update_background(small, exclude, cfg.background_rate)
+        if not first and frame_index % 8 == 0:
+            exclude = None
+            if self.tracker.active and self.tracker.x is not None:
+                d = detection.diameter_px * detection.elongation if detection is not None else 40.0
+                exclude = (float(self.tracker.x[0]), float(self.tracker.x[1]), d * 1.5 + 10)
+            detector.update_full_background(frame_bgr, exclude, 0.25)
+
+        self._advance_state(frame_bgr, frame_index, detection, events)
+
+    def _record(self, frame_index: int, x: float, y: float, diameter: float, flag: int) -> None:
+        self._frames.append(frame_index)
+        self._px.extend((x, y))
+        self._diam.append(diameter)
+        self._flags.append(flag)
+        if len(self._frames) > self.config.max_track_frames:
+            drop = len(self._frames) - self.config.max_track_frames
+            del self._frames[:drop], self._diam[:drop], self._flags[:drop]
+            del self._px[: 2 * drop]
+
+    def _launch_moved(self) -> bool:
+        if len(self._frames) < 4:
+            return False
+        px = np.asarray(self._px).reshape(-1, 2)
+        return float(np.ptp(px[:, 0]) + np.ptp(px[:, 1])) > self.config.min_launch_px
+
+    def _advance_state(self, frame_bgr, frame_index: int, detection: Detection | None, events) -> None:
+        cfg = self.config
+        rest_frames = max(3, int(round(cfg.rest_seconds * self.fps)))
+        if self.state == "waiting":
+            if detection is not None and self.tracker.hits >= 3:
+                self._launch_start = self._frames[0] if self._frames else frame_index
+                self._refresh_box(frame_bgr)
+                self._set_state("in_hand", frame_index, events, "meteor in hand")
+            elif not self.tracker.active and self._frames:
+                self._reset_track()
+            return
+        if self.state == "in_hand":
+            if not self.tracker.active:
+                self._reset_track()
+                self._set_state("waiting", frame_index, events)
+                return
+            free = len(self._flags) >= 3 and all(f in (SEEN, PARTIAL) for f in self._flags[-3:])
+            if free and self._launch_moved() and self._moving_fast(4):
+                self._set_state("in_flight", frame_index, events, "in flight")
+                events.append(JudgeEvent("release", frame_index, "meteor released (frame refined at the verdict)"))
+            return
+        if self.state == "in_flight":
+            unseen_limit = max(3, int(cfg.lost_seconds * self.fps))
+            if self._unseen > unseen_limit or not self.tracker.active:
+                self._decide(frame_index, events, lost=True)
+                return
+            if detection is not None and self._flags[-1] != HAND and self._is_still(rest_frames):
+                self._decide(frame_index, events, lost=False)
+            return
+        if self.state == "at_rest":
+            # wait until the meteor is picked up (moves away) or disappears
+            if detection is None:
+                self._gone_frames += 1
+            else:
+                self._gone_frames = 0
+                ax, ay = self._rest_anchor or (detection.x, detection.y)
+                if np.hypot(detection.x - ax, detection.y - ay) > 3 * detection.diameter_px:
+                    self._reset_track()
+                    self.tracker.reset()
+                    self._set_state("waiting", frame_index, events, "meteor picked up")
+                    return
+            if self._gone_frames > int(0.5 * self.fps):
+                self._reset_track()
+                self.tracker.reset()
+                self._set_state("waiting", frame_index, events, "meteor gone")
+
+    def _moving_fast(self, window: int) -> bool:
+        if len(self._frames) < window:
+            return False
+        px = np.asarray(self._px[-2 * window :]).reshape(-1, 2)
+        step = np.hypot(*np.diff(px, axis=0).T)
+        speed_mm_s = float(np.median(step)) / self._px_per_mm * self.fps
+        return speed_mm_s > 300.0
+
+    def _is_still(self, rest_frames: int) -> bool:
+        if len(self._frames) < rest_frames + 2:
+            return False
+        px = np.asarray(self._px[-2 * rest_frames :]).reshape(-1, 2)
+        flags = self._flags[-rest_frames:]
+        if any(f == COASTED for f in flags):
+            return False
+        tolerance_px = max(0.8, self.config.rest_speed_mm_s * self.config.rest_seconds * self._px_per_mm)
+        spread = float(np.max(np.hypot(px[:, 0] - px[-1, 0], px[:, 1] - px[-1, 1])))
+        return spread <= tolerance_px
+
+    # ------------------------------------------------------------------ the verdict
+
+    def _decide(self, frame_index: int, events: list[JudgeEvent], lost: bool, final: bool = False) -> None:
+        track = LaunchTrack(
+            frames=np.asarray(self._frames, dtype=np.int64),
+            px=np.asarray(self._px, dtype=np.float64).reshape(-1, 2),
+            diameters=np.asarray(self._diam, dtype=np.float64),
+            flags=np.asarray(self._flags, dtype=np.int8),
+            fps=self.fps,
+            frame_size=self._frame_size or (1280, 720),
+            lost=lost,
+            ended_early=final,
+        )
+        verdict, analysis = judge_launch(track, self.rig, self.calibration, self.config, frame_index)
+        self._analysis = analysis
+        self.verdicts.append(verdict)
+        if verdict.release is not None:
+            events.append(JudgeEvent("release", verdict.release.frame, "release point measured"))
+        for bounce in verdict.bounces:
+            events.append(JudgeEvent("bounce", bounce.frame, f"bounce on {bounce.surface}"))
+        if verdict.entered_box_frame is not None:
+            events.append(JudgeEvent("entered_box", verdict.entered_box_frame, "entered the box"))
+        if verdict.rest is not None:
+            events.append(JudgeEvent("rest", verdict.rest.frame, f"at rest in {verdict.region}"))
+            tail = np.asarray(self._px[-2:])
+            self._rest_anchor = (float(tail[0]), float(tail[1]))
+        events.append(JudgeEvent("verdict", frame_index, verdict.summary(), verdict))
+        self._gone_frames = 0
+        if lost:
+            self._reset_track()
+            self._analysis = analysis if len(analysis.positions) == 0 else None
+            self.tracker.reset()
+            self._set_state("waiting", frame_index, events, "meteor lost")
+        else:
+            self._set_state("at_rest", frame_index, events, "at rest")

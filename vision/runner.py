@@ -1,0 +1,118 @@
+"""Run a `LaunchJudge` over a recorded video, frame by frame, with an optional progress bar.
+
+The same streaming judge serves a live camera; this module only feeds it a file's frames,
+collects its events and verdicts, and lets a caller see every frame (to draw an annotated
+video) through `on_frame`.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from calibration.rig import Rig
+from vision.video import VideoError, open_capture, video_info
+
+FrameHook = Callable[[int, np.ndarray, Any, list[Any]], None]  # (index, frame, judge, events of this frame)
+
+
+@dataclass
+class EmittedEvent:
+    """A judge event and the index of the frame whose processing emitted it.
+
+    `emitted_at` is the frame count (one past the last frame) for events that only
+    came out of `finish()` at the end of the video.
+    """
+
+    event: Any
+    emitted_at: int
+
+
+@dataclass
+class RunResult:
+    verdicts: list[Any] = field(default_factory=list)
+    events: list[EmittedEvent] = field(default_factory=list)
+    frames: int = 0
+    fps: float = 0.0
+    frame_size: tuple[int, int] = (0, 0)
+    calibration: Any = None
+
+    def verdict_emitted_at(self) -> list[int]:
+        """For each verdict, the frame whose processing produced it."""
+        return [item.emitted_at for item in self.events if item.event.kind == "verdict"]
+
+
+def make_judge(rig: Rig, calibration: Any = None, launch_mode: str = "standard", fps: float = 60.0) -> Any:
+    from vision.pipeline import JudgeConfig, LaunchJudge
+
+    return LaunchJudge(rig, calibration=calibration, config=JudgeConfig(launch_mode=launch_mode), fps=fps)
+
+
+def progress_bar(total: int | None, description: str, enabled: bool | None = None, unit: str = "frame") -> Any:
+    """A tqdm bar on standard error, shown only when standard error is a terminal (unless forced)."""
+    from tqdm import tqdm
+
+    if enabled is None:
+        enabled = sys.stderr.isatty()
+    return tqdm(
+        total=total or None, desc=description, unit=unit, file=sys.stderr, disable=not enabled, leave=False
+    )
+
+
+def run_judge(
+    video: str | Path,
+    rig: Rig,
+    calibration: Any = None,
+    launch_mode: str = "standard",
+    progress: bool | None = False,
+    on_frame: FrameHook | None = None,
+    judge: Any = None,
+    capture: Any = None,
+) -> RunResult:
+    """Judge every frame of `video`; raise `VideoError` if it cannot be opened or decodes no frame.
+
+    `capture`, when given, is an already opened `cv2.VideoCapture` of `video` to read from
+    (the benchmark opens it with single-threaded decoding); it is released at the end.
+    """
+    if capture is None:
+        capture = open_capture(video)
+    try:
+        info = video_info(capture)
+        if judge is None:
+            judge = make_judge(rig, calibration=calibration, launch_mode=launch_mode, fps=info.fps)
+        result = RunResult(fps=info.fps, frame_size=info.frame_size)
+        bar = progress_bar(info.frame_count, Path(str(video)).name, enabled=progress)
+        try:
+            index = 0
+            while True:
+                ok, frame = capture.read()
+                if not ok:
+                    break
+                events = list(judge.process(frame, index) or [])
+                _collect(result, events, index)
+                if on_frame is not None:
+                    on_frame(index, frame, judge, events)
+                index += 1
+                bar.update(1)
+        finally:
+            bar.close()
+    finally:
+        capture.release()
+    if index == 0:
+        raise VideoError(f"no frame could be decoded from {video}")
+    _collect(result, list(judge.finish() or []), index)
+    result.frames = index
+    result.calibration = getattr(judge, "calibration", None)
+    return result
+
+
+def _collect(result: RunResult, events: list[Any], emitted_at: int) -> None:
+    for event in events:
+        result.events.append(EmittedEvent(event, emitted_at))
+        if event.kind == "verdict" and event.verdict is not None:
+            result.verdicts.append(event.verdict)

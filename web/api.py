@@ -1,0 +1,422 @@
+"""The JSON API (`/api/...`), the live streams and the files of the data folder.
+
+Every body and query is validated by a pydantic model of `web.schemas`; a bad one is refused with
+400 and `{"error": ..., "field": ...}` naming the first bad field. The OpenAPI description is at
+`/api/openapi.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import TypeVar
+
+from flask import Blueprint, Flask, Response, jsonify, request, send_file, send_from_directory, stream_with_context
+from pydantic import BaseModel, ValidationError
+from werkzeug.exceptions import HTTPException, NotFound, RequestEntityTooLarge
+from werkzeug.security import safe_join
+
+from web import context, schemas
+from web.games import GameError
+from web.store import StoreError
+
+bp = Blueprint("api", __name__)
+M = TypeVar("M", bound=BaseModel)
+
+
+class BadRequest(Exception):
+    def __init__(self, message: str, field: str | None, status: int = 400):
+        super().__init__(message)
+        self.message, self.field, self.status = message, field, status
+
+
+def _validation_error(error: ValidationError) -> BadRequest:
+    first = error.errors()[0]
+    field = ".".join(str(part) for part in first["loc"]) or None
+    message = first["msg"].removeprefix("Value error, ")
+    if field is None and ":" in message and message.split(":")[0].replace(".", "").replace("_", "").isalnum():
+        field = message.split(":")[0]  # model-level checks name their field first
+    return BadRequest(f"{field}: {message}" if field and not message.startswith(field) else message, field)
+
+
+def parse_body(model: type[M], data: object = None) -> M:
+    if data is None:
+        data = request.get_json(silent=True)
+        if data is None:
+            raise BadRequest("the body must be a JSON object (Content-Type: application/json)", "body")
+    if not isinstance(data, dict):
+        raise BadRequest("the body must be a JSON object", "body")
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        raise _validation_error(error) from None
+
+
+def parse_query(model: type[M]) -> M:
+    try:
+        return model.model_validate(request.args.to_dict())
+    except ValidationError as error:
+        raise _validation_error(error) from None
+
+
+def register_errors(app: Flask) -> None:
+    def wants_json() -> bool:
+        return request.path.startswith("/api/") or request.mimetype == "application/json"
+
+    @app.errorhandler(BadRequest)
+    def bad_request(error: BadRequest):
+        return jsonify({"error": error.message, "field": error.field}), error.status
+
+    @app.errorhandler(GameError)
+    def game_error(error: GameError):
+        if not wants_json():
+            from web.pages import flash_error
+
+            return flash_error(str(error))
+        return jsonify({"error": str(error), "field": error.field}), error.status
+
+    @app.errorhandler(StoreError)
+    def store_error(error: StoreError):
+        return jsonify({"error": str(error), "field": None}), 507
+
+    @app.errorhandler(RequestEntityTooLarge)
+    def too_large(error: RequestEntityTooLarge):
+        limit = app.config["MAX_CONTENT_LENGTH"] // 1024
+        return jsonify({"error": f"the upload is too large (limit {limit} KiB)", "field": "body"}), 413
+
+    @app.errorhandler(HTTPException)
+    def http_error(error: HTTPException):
+        if wants_json():
+            return jsonify({"error": error.description, "field": None}), error.code
+        return error
+
+
+def ctx():
+    return context()
+
+
+def _int_id(value: int, name: str) -> int:
+    if value < 1:
+        raise BadRequest(f"{name} must be a positive integer", name, 404)
+    return value
+
+
+# ------------------------------------------------------------------------------- status and events
+@bp.get("/api/status")
+def status():
+    c = ctx()
+    live = c.live.status.as_dict() if c.live else {"state": "off", "connected": False, "message": "camera off"}
+    return jsonify({
+        "live": live,
+        "active_game": c.games.active_game_id(),
+        "referee_token_required": request.app_config_require_token if False else _require_token(),
+        "latest_verdict": c.live.latest_verdict if c.live else None,
+    })
+
+
+def _require_token() -> bool:
+    from flask import current_app
+
+    return bool(current_app.config["REQUIRE_TOKEN"])
+
+
+@bp.get("/api/events")
+def events():
+    query = parse_query(schemas.EventsQuery)
+    hub = ctx().hub
+    q = hub.subscribe()
+
+    def stream():
+        sent = 0
+        started = time.monotonic()
+        try:
+            yield "retry: 2000\n\n"
+            while True:
+                if query.timeout and time.monotonic() - started > query.timeout:
+                    return
+                try:
+                    message = q.get(timeout=1.0 if query.timeout else 15.0)
+                except Exception:
+                    yield ": keep-alive\n\n"
+                    continue
+                yield hub.format(message)
+                sent += 1
+                if query.max_events and sent >= query.max_events:
+                    return
+        finally:
+            hub.unsubscribe(q)
+
+    return Response(stream_with_context(stream()), mimetype="text/event-stream",
+                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
+
+
+@bp.get("/api/live/stream.mjpg")
+def mjpeg():
+    query = parse_query(schemas.StreamQuery)
+    live = ctx().live
+    if live is None:
+        raise BadRequest("the camera is off (serve with --camera or --video)", None, 404)
+
+    def frames():
+        seq = -1
+        sent = 0
+        while True:
+            seq, jpeg = live.wait_frame(seq, timeout=2.0)
+            yield b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(jpeg)).encode() + b"\r\n\r\n"
+            yield jpeg + b"\r\n"
+            sent += 1
+            if query.max_frames and sent >= query.max_frames:
+                return
+            time.sleep(0.04)  # at most ~25 frames per second per viewer
+
+    return Response(frames(), mimetype="multipart/x-mixed-replace; boundary=frame",
+                    headers={"Cache-Control": "no-cache"})
+
+
+@bp.get("/api/live/frame.jpg")
+def live_frame():
+    live = ctx().live
+    if live is None:
+        raise BadRequest("the camera is off (serve with --camera or --video)", None, 404)
+    return Response(live.latest_jpeg()[1], mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+# ------------------------------------------------------------------------------- calibration
+@bp.get("/api/calibration")
+def calibration_info():
+    from web.calibrate import calibration_info as info
+
+    return jsonify(info(ctx()))
+
+
+@bp.get("/api/calibration/frame.jpg")
+def calibration_frame():
+    from web.calibrate import calibration_jpeg
+
+    return Response(calibration_jpeg(ctx()), mimetype="image/jpeg", headers={"Cache-Control": "no-store"})
+
+
+@bp.post("/api/calibration/solve")
+def calibration_solve():
+    from web.calibrate import solve
+
+    return jsonify(solve(ctx()))
+
+
+@bp.post("/api/calibration/herd-line")
+def calibration_herd_line():
+    from web.calibrate import set_herd_line
+
+    body = parse_body(schemas.HerdLine)
+    return jsonify(set_herd_line(ctx(), body.points_px))
+
+
+@bp.post("/api/calibration/meteor")
+def calibration_meteor():
+    from web.calibrate import learn_meteor_colour
+
+    body = parse_body(schemas.MeteorPick)
+    return jsonify(learn_meteor_colour(ctx(), body.x, body.y))
+
+
+@bp.post("/api/rig")
+def upload_rig():
+    """Replace the rig: a JSON body, or a rig file uploaded as the form field `rig`."""
+    from calibration.rig import RigError, rig_from_dict
+
+    if request.mimetype == "multipart/form-data":
+        upload = request.files.get("rig")
+        if upload is None:
+            raise BadRequest("upload the rig file as the form field 'rig'", "rig")
+        try:
+            data = json.loads(upload.read().decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            raise BadRequest(f"the rig file is not valid JSON: {error}", "rig") from None
+    else:
+        data = request.get_json(silent=True)
+        if not isinstance(data, dict):
+            raise BadRequest("the body must be a rig as a JSON object", "body")
+    try:
+        rig = rig_from_dict(data, source="uploaded rig")
+    except RigError as error:
+        field = str(error).split(": ", 2)[1] if str(error).count(": ") >= 2 else "rig"
+        raise BadRequest(str(error), field) from None
+    c = ctx()
+    c.rig = rig
+    c.games.rig = rig
+    if c.live:
+        c.live.set_rig(rig)
+    c.store.audit("referee", "rig uploaded", {"regions": [r.name for r in rig.box.regions]})
+    return jsonify({"ok": True, "regions": [r.name for r in rig.box.regions]})
+
+
+# ------------------------------------------------------------------------------- games
+@bp.get("/api/games")
+def list_games():
+    c = ctx()
+    return jsonify({"games": c.store.games(), "active": c.games.active_game_id()})
+
+
+@bp.post("/api/games")
+def create_game():
+    body = parse_body(schemas.CreateGame)
+    game_id = ctx().games.create(body, who="referee")
+    return jsonify({"id": game_id, "state": ctx().games.state(game_id)}), 201
+
+
+@bp.get("/api/games/<int:game_id>")
+def game_state(game_id: int):
+    return jsonify(ctx().games.state(game_id))
+
+
+@bp.post("/api/games/<int:game_id>/activate")
+def activate_game(game_id: int):
+    ctx().games.activate(game_id)
+    return jsonify({"active": game_id})
+
+
+@bp.post("/api/games/<int:game_id>/commands")
+def game_command(game_id: int):
+    body = parse_body(schemas.Command)
+    ctx().games.command(game_id, body.option, body.option_index, body.pending_index, body.who)
+    return jsonify(ctx().games.state(game_id))
+
+
+@bp.post("/api/games/<int:game_id>/launch")
+def manual_launch(game_id: int):
+    body = parse_body(schemas.ManualLaunch)
+    games = ctx().games
+    games.game_row(game_id)
+    launch_id = games.record_launch(body.outcome, body.dinosaur, "manual", body.who, game_id=game_id)
+    return jsonify({"launch": games.launch_detail(launch_id), "state": games.state(game_id)}), 201
+
+
+@bp.post("/api/games/<int:game_id>/undo")
+def undo(game_id: int):
+    body = parse_body(schemas.Undo)
+    ctx().games.undo(game_id, body.steps, body.who)
+    return jsonify(ctx().games.state(game_id))
+
+
+@bp.get("/api/games/<int:game_id>/audit")
+def game_audit(game_id: int):
+    ctx().games.game_row(game_id)
+    return jsonify({"audit": ctx().store.audit_trail(game_id=game_id)})
+
+
+# ------------------------------------------------------------------------------- launches
+@bp.get("/api/launches")
+def list_launches():
+    query = parse_query(schemas.LaunchQuery)
+    games = ctx().games
+    rows = ctx().store.launches(query.game_id)[-query.limit:]
+    return jsonify({"launches": [games.launch_detail(row["id"]) for row in rows]})
+
+
+@bp.get("/api/launches/<int:launch_id>")
+def launch_detail(launch_id: int):
+    detail = ctx().games.launch_detail(launch_id)
+    detail["audit"] = ctx().store.audit_trail(launch_id=launch_id)
+    return jsonify(detail)
+
+
+@bp.post("/api/launches/<int:launch_id>/dispute")
+def dispute(launch_id: int):
+    body = parse_body(schemas.Dispute)
+    return jsonify(ctx().games.dispute(launch_id, body.reason, body.who))
+
+
+@bp.post("/api/launches/<int:launch_id>/overrides")
+def override(launch_id: int):
+    body = parse_body(schemas.Override)
+    return jsonify(ctx().games.override(launch_id, body)), 201
+
+
+@bp.post("/api/overrides/<int:override_id>/withdraw")
+def withdraw(override_id: int):
+    body = parse_body(schemas.Withdraw)
+    return jsonify(ctx().games.withdraw(override_id, body.reason, body.who))
+
+
+def _launch_file(launch_id: int, field: str) -> Path:
+    launch = ctx().games.launch_detail(launch_id)
+    if not launch.get(field):
+        raise NotFound(f"launch {launch_id} has no {field.replace('_', ' ')}")
+    return Path(launch[field])
+
+
+@bp.get("/api/launches/<int:launch_id>/snapshot.jpg")
+def snapshot(launch_id: int):
+    return _data_file(str(_launch_file(launch_id, "snapshot")))
+
+
+@bp.get("/api/launches/<int:launch_id>/clip.json")
+def clip_info(launch_id: int):
+    launch = ctx().games.launch_detail(launch_id)
+    if not launch.get("clip_dir"):
+        raise NotFound(f"launch {launch_id} has no saved clip (yet)")
+    verdict = launch.get("verdict") or {}
+    return jsonify({
+        "frames": launch["clip_frames"], "fps": launch["clip_fps"], "error": launch.get("clip_error"),
+        "frame_url": f"/api/launches/{launch_id}/frames/{{n}}.jpg",
+        "webm_url": f"/api/launches/{launch_id}/clip.webm",
+        "release_frame": (verdict.get("release") or {}).get("frame"),
+        "rest_frame": (verdict.get("rest") or {}).get("frame"),
+        "bounce_frames": [b["frame"] for b in verdict.get("bounces", [])],
+        "first_frame": _clip_first_frame(launch),
+    })
+
+
+def _clip_first_frame(launch: dict) -> int | None:
+    try:
+        meta = json.loads((ctx().data_dir / launch["clip_dir"] / "clip.json").read_text())
+        return meta.get("first_frame")
+    except (OSError, ValueError):
+        return None
+
+
+@bp.get("/api/launches/<int:launch_id>/frames/<int:number>.jpg")
+def clip_frame(launch_id: int, number: int):
+    folder = _launch_file(launch_id, "clip_dir")
+    return _data_file(f"{folder}/{number:05d}.jpg")
+
+
+@bp.get("/api/launches/<int:launch_id>/clip.webm")
+def clip_webm(launch_id: int):
+    """The saved clip as a VP8 WebM (made on first request from the saved frames)."""
+    from web.clips import ClipError, webm_for
+
+    c = ctx()
+    folder = c.data_dir / _launch_file(launch_id, "clip_dir")
+    launch = c.games.launch_detail(launch_id)
+    try:
+        path = webm_for(folder, launch.get("clip_fps") or 30.0)
+    except ClipError as error:
+        raise BadRequest(str(error), None, 500) from None
+    return send_file(path, mimetype="video/webm", download_name=f"launch_{launch_id}.webm")
+
+
+@bp.get("/files/<path:name>")
+def data_file(name: str):
+    return _data_file(name)
+
+
+def _data_file(name: str):
+    """Serve a file of the data folder's clips/ or snapshots/, never anything outside it."""
+    root = ctx().data_dir
+    parts = name.replace("\\", "/").split("/")
+    if ".." in parts or "" in parts or parts[0] not in ("clips", "snapshots") or safe_join(str(root), name) is None:
+        raise NotFound("no such file in the data folder")
+    path = Path(safe_join(str(root), name))
+    if not path.is_file():
+        raise NotFound(f"{name} is missing from the data folder (deleted, or the disk is unreadable)")
+    return send_from_directory(root, name, max_age=3600)
+
+
+# ------------------------------------------------------------------------------- documentation
+@bp.get("/api/openapi.json")
+def openapi():
+    from web.openapi import describe
+
+    return jsonify(describe())

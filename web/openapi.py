@@ -1,0 +1,119 @@
+"""The OpenAPI 3.1 description of the JSON API, built from the pydantic models that validate it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from web import schemas
+
+ERROR = {"$ref": "#/components/schemas/Error"}
+
+
+def _body(model: type) -> dict:
+    schema = {"$ref": f"#/components/schemas/{model.__name__}"}
+    return {"required": True, "content": {"application/json": {"schema": schema}}}
+
+
+def _query(model: type) -> list[dict]:
+    schema = model.model_json_schema()
+    return [{"name": name, "in": "query", "required": False, "schema": prop, "description": prop.get("description", "")}
+            for name, prop in schema["properties"].items()]
+
+
+def _path(name: str) -> dict:
+    return {"name": name, "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
+
+
+def _op(summary: str, body: type | None = None, query: type | None = None, params: tuple[str, ...] = (),
+        content: str = "application/json", changes: bool = False) -> dict:
+    op: dict[str, Any] = {"summary": summary, "responses": {
+        "200": {"description": "OK", "content": {content: {}}},
+        "400": {"description": "invalid body or query; `field` names the bad field",
+                "content": {"application/json": {"schema": ERROR}}},
+        "404": {"description": "not found", "content": {"application/json": {"schema": ERROR}}},
+    }}
+    if changes:
+        op["responses"]["403"] = {"description": "referee token missing (served off loopback) or bad CSRF token",
+                                  "content": {"application/json": {"schema": ERROR}}}
+        op["responses"]["409"] = {"description": "refused by the rules or by the current state",
+                                  "content": {"application/json": {"schema": ERROR}}}
+        op["security"] = [{"refereeToken": []}, {}]
+    if body is not None:
+        op["requestBody"] = _body(body)
+    parameters = [_path(p) for p in params] + (_query(query) if query else [])
+    if parameters:
+        op["parameters"] = parameters
+    return op
+
+
+MODELS = (schemas.CreateGame, schemas.Command, schemas.ManualLaunch, schemas.Undo, schemas.Override,
+          schemas.Withdraw, schemas.Dispute, schemas.HerdLine, schemas.MeteorPick)
+
+
+def describe() -> dict:
+    components: dict[str, Any] = {
+        "Error": {"type": "object", "properties": {"error": {"type": "string"},
+                                                    "field": {"type": ["string", "null"]}}},
+    }
+    for model in MODELS:
+        schema = model.model_json_schema(ref_template="#/components/schemas/{model}")
+        for name, definition in schema.pop("$defs", {}).items():
+            components[name] = definition
+        components[model.__name__] = schema
+    paths = {
+        "/api/openapi.json": {"get": _op("this description")},
+        "/api/status": {"get": _op("live judge status, active game and latest verdict")},
+        "/api/events": {"get": _op("Server-Sent Events: status, judge, verdict, launch, clip, game, dispute",
+                                   query=schemas.EventsQuery, content="text/event-stream")},
+        "/api/live/stream.mjpg": {"get": _op("MJPEG stream of the camera with the judge's overlay",
+                                             query=schemas.StreamQuery, content="multipart/x-mixed-replace")},
+        "/api/live/frame.jpg": {"get": _op("latest annotated frame", content="image/jpeg")},
+        "/api/calibration": {"get": _op("calibration figures, markers seen and missing, warnings")},
+        "/api/calibration/frame.jpg": {"get": _op("latest frame with markers, regions and herd line drawn",
+                                                  content="image/jpeg")},
+        "/api/calibration/solve": {"post": _op("recalibrate from the latest frame", changes=True)},
+        "/api/calibration/herd-line": {"post": _op("set the herd line from two clicked pixels", schemas.HerdLine,
+                                                   changes=True)},
+        "/api/calibration/meteor": {"post": _op("learn the meteor's colour at a clicked pixel", schemas.MeteorPick,
+                                                changes=True)},
+        "/api/rig": {"post": _op("replace the rig (JSON body, or multipart field 'rig'; size-limited)",
+                                 changes=True)},
+        "/api/games": {"get": _op("all games"), "post": _op("create a game", schemas.CreateGame, changes=True)},
+        "/api/games/{game_id}": {"get": _op("a game's state: view, pending decisions, launches, scores",
+                                            params=("game_id",))},
+        "/api/games/{game_id}/activate": {"post": _op("make the game the one the judge feeds", params=("game_id",),
+                                                      changes=True)},
+        "/api/games/{game_id}/commands": {"post": _op("answer a pending decision", schemas.Command,
+                                                      params=("game_id",), changes=True)},
+        "/api/games/{game_id}/launch": {"post": _op("enter the current launch's outcome by hand", schemas.ManualLaunch,
+                                                    params=("game_id",), changes=True)},
+        "/api/games/{game_id}/undo": {"post": _op("undo inputs", schemas.Undo, params=("game_id",), changes=True)},
+        "/api/games/{game_id}/audit": {"get": _op("the game's audit trail", params=("game_id",))},
+        "/api/launches": {"get": _op("launches with verdicts, overrides and the call in force",
+                                     query=schemas.LaunchQuery)},
+        "/api/launches/{launch_id}": {"get": _op("one launch with its audit trail", params=("launch_id",))},
+        "/api/launches/{launch_id}/dispute": {"post": _op("flag the call as disputed", schemas.Dispute,
+                                                          params=("launch_id",), changes=True)},
+        "/api/launches/{launch_id}/overrides": {"post": _op("overrule the call (the engine amends and replays)",
+                                                            schemas.Override, params=("launch_id",), changes=True)},
+        "/api/overrides/{override_id}/withdraw": {"post": _op("withdraw an override", schemas.Withdraw,
+                                                              params=("override_id",), changes=True)},
+        "/api/launches/{launch_id}/snapshot.jpg": {"get": _op("the verdict's snapshot", params=("launch_id",),
+                                                              content="image/jpeg")},
+        "/api/launches/{launch_id}/clip.json": {"get": _op("the saved clip's frames, fps and key frames",
+                                                           params=("launch_id",))},
+        "/api/launches/{launch_id}/frames/{n}.jpg": {"get": _op("one frame of the saved clip",
+                                                                params=("launch_id", "n"), content="image/jpeg")},
+        "/api/launches/{launch_id}/clip.webm": {"get": _op("the saved clip as VP8 WebM", params=("launch_id",),
+                                                           content="video/webm")},
+    }
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Meteors Judge dashboard API", "version": "1",
+                 "description": "Live judging, the game, launches and overrides. Reading needs nothing; when "
+                                "served off loopback every change needs the referee token (X-Referee-Token). "
+                                "Bodies are JSON (Content-Type: application/json)."},
+        "paths": paths,
+        "components": {"schemas": components, "securitySchemes": {
+            "refereeToken": {"type": "apiKey", "in": "header", "name": "X-Referee-Token"}}},
+    }

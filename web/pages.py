@@ -1,0 +1,251 @@
+"""The HTML pages: Live, Game, Launches (with replay and overrides), Calibration, Final scores, Referee.
+
+Forms post here (CSRF-protected) and redirect back; live parts of the pages use the JSON API and the
+Server-Sent Events stream from `static/app.js`.
+"""
+
+from __future__ import annotations
+
+import json
+
+from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, session, url_for
+from pydantic import ValidationError
+
+from web import context, schemas
+from web.api import BadRequest, parse_body
+from web.games import GameError
+from web.security import token_matches
+
+bp = Blueprint("pages", __name__)
+
+
+def flash_error(message: str):
+    flash(message, "error")
+    return redirect(request.referrer or url_for("pages.game"))
+
+
+@bp.app_errorhandler(BadRequest)
+def _bad_request(error: BadRequest):
+    if request.path.startswith("/api/") or request.mimetype == "application/json":
+        from flask import jsonify
+
+        return jsonify({"error": error.message, "field": error.field}), error.status
+    return flash_error(error.message)
+
+
+@bp.app_context_processor
+def _globals():
+    c = context()
+    return {"active_game": c.games.active_game_id(), "camera_on": c.live is not None,
+            "token_required": current_app.config["REQUIRE_TOKEN"]}
+
+
+def _form_body(model, **overrides):
+    data = {k: v for k, v in request.form.items() if k not in ("csrf_token", "token") and v != ""}
+    data.update(overrides)
+    try:
+        return model.model_validate(data)
+    except ValidationError as error:
+        from web.api import _validation_error
+
+        raise _validation_error(error) from None
+
+
+@bp.get("/")
+def index():
+    return redirect(url_for("pages.live"))
+
+
+@bp.get("/live")
+def live():
+    c = context()
+    latest = c.store.launches()[-1:] if c.store.launches() else []
+    latest = c.games.launch_detail(latest[0]["id"]) if latest else None
+    return render_template("live.html", latest=latest, status=c.live.status.as_dict() if c.live else None)
+
+
+# ------------------------------------------------------------------------------- game
+@bp.get("/game")
+def game():
+    game_id = context().games.active_game_id()
+    if game_id is None:
+        return redirect(url_for("pages.new_game"))
+    return redirect(url_for("pages.game_page", game_id=game_id))
+
+
+@bp.get("/game/new")
+def new_game():
+    return render_template("game_new.html", games=context().store.games())
+
+
+@bp.post("/game/new")
+def create_game():
+    names = [n.strip() for n in request.form.getlist("player") if n.strip()]
+    seats = request.form.getlist("seat")
+    players = []
+    for i, name in enumerate(names):
+        seat = seats[i] if i < len(seats) and seats[i] != "" else None
+        players.append({"name": name, "seat": int(seat) if seat is not None and seat.isdigit() else seat})
+    if seats and any(p["seat"] is not None for p in players):
+        players.sort(key=lambda p: p["seat"] if isinstance(p["seat"], int) else 99)
+    seed = request.form.get("seed", "").strip()
+    data = {
+        "name": request.form.get("name") or "Game night",
+        "players": players,
+        "hard_mode": "hard_mode" in request.form,
+        "facilitated_launches": "facilitated_launches" in request.form,
+        "hatchlings_variant": "hatchlings_variant" in request.form,
+        "dealer": request.form.get("dealer", "seeded"),
+        "seed": int(seed) if seed.isdigit() else (seed or None),
+        "autoplay": "autoplay" in request.form,
+    }
+    body = parse_body(schemas.CreateGame, data)
+    game_id = context().games.create(body, who="referee")
+    return redirect(url_for("pages.game_page", game_id=game_id))
+
+
+@bp.get("/game/<int:game_id>")
+def game_page(game_id: int):
+    c = context()
+    try:
+        state = c.games.state(game_id)
+    except GameError:
+        abort(404)
+    if state["over"] and request.args.get("stay") is None and not state["pending"]:
+        pass
+    return render_template("game.html", state=state, game_id=game_id, regions=c.games.region_names(),
+                           dinosaurs=_dinosaurs(), json=json)
+
+
+def _dinosaurs() -> list[str]:
+    from calibration.rig import DINOSAUR_TYPES
+
+    return list(DINOSAUR_TYPES)
+
+
+@bp.post("/game/<int:game_id>/decide")
+def decide(game_id: int):
+    pending_index = int(request.form.get("pending_index", 0) or 0)
+    picks = request.form.getlist("pick")
+    if picks:
+        options = [json.loads(p) for p in picks]
+        context().games.command(game_id, options, None, pending_index, "referee")
+    else:
+        raw = request.form.get("option")
+        if raw is None:
+            raise BadRequest("choose an option", "option")
+        context().games.command(game_id, json.loads(raw), None, pending_index, "referee")
+    return redirect(url_for("pages.game_page", game_id=game_id))
+
+
+@bp.post("/game/<int:game_id>/launch")
+def manual_launch(game_id: int):
+    body = _form_body(schemas.ManualLaunch)
+    context().games.record_launch(body.outcome, body.dinosaur, "manual", body.who, game_id=game_id)
+    return redirect(url_for("pages.game_page", game_id=game_id))
+
+
+@bp.post("/game/<int:game_id>/undo")
+def undo(game_id: int):
+    body = _form_body(schemas.Undo)
+    context().games.undo(game_id, body.steps, body.who)
+    return redirect(url_for("pages.game_page", game_id=game_id))
+
+
+@bp.post("/game/<int:game_id>/activate")
+def activate(game_id: int):
+    context().games.activate(game_id)
+    return redirect(url_for("pages.game_page", game_id=game_id))
+
+
+@bp.get("/game/<int:game_id>/scores")
+def scores(game_id: int):
+    c = context()
+    try:
+        state = c.games.state(game_id)
+    except GameError:
+        abort(404)
+    return render_template("scores.html", state=state, game_id=game_id)
+
+
+# ------------------------------------------------------------------------------- launches
+@bp.get("/launches")
+def launches():
+    c = context()
+    game_id = request.args.get("game_id", type=int) or c.games.active_game_id()
+    rows = c.store.launches(game_id if request.args.get("all") is None else None)
+    items = [c.games.launch_detail(row["id"]) for row in rows]
+    return render_template("launches.html", launches=list(reversed(items)), game_id=game_id)
+
+
+@bp.get("/launches/<int:launch_id>")
+def launch_page(launch_id: int):
+    c = context()
+    try:
+        launch = c.games.launch_detail(launch_id)
+    except GameError:
+        abort(404)
+    audit = c.store.audit_trail(launch_id=launch_id)
+    return render_template("launch.html", launch=launch, audit=audit, regions=c.games.region_names(),
+                           dinosaurs=_dinosaurs())
+
+
+@bp.post("/launches/<int:launch_id>/override")
+def override(launch_id: int):
+    data = {k: v for k, v in request.form.items() if k not in ("csrf_token", "token") and v != ""}
+    for key in ("herd_line_ok", "valid"):
+        if key in data:
+            data[key] = {"yes": True, "no": False}.get(data[key], data[key])
+    body = parse_body(schemas.Override, data)
+    context().games.override(launch_id, body)
+    return redirect(url_for("pages.launch_page", launch_id=launch_id))
+
+
+@bp.post("/overrides/<int:override_id>/withdraw")
+def withdraw(override_id: int):
+    body = _form_body(schemas.Withdraw)
+    detail = context().games.withdraw(override_id, body.reason, body.who)
+    return redirect(url_for("pages.launch_page", launch_id=detail["id"]))
+
+
+@bp.post("/launches/<int:launch_id>/dispute")
+def dispute(launch_id: int):
+    body = _form_body(schemas.Dispute)
+    context().games.dispute(launch_id, body.reason, body.who)
+    return redirect(url_for("pages.launch_page", launch_id=launch_id))
+
+
+# ------------------------------------------------------------------------------- calibration, referee
+@bp.get("/calibration")
+def calibration():
+    from web.calibrate import calibration_info
+
+    return render_template("calibration.html", info=calibration_info(context()))
+
+
+@bp.get("/referee")
+def referee():
+    return render_template("referee.html")
+
+
+@bp.post("/referee")
+def referee_login():
+    from web.security import csrf_token
+
+    sent = request.form.get("csrf_token")
+    if not sent or sent != session.get("csrf"):
+        return flash_error("missing or bad CSRF token: reload the page and try again")
+    if current_app.config["REQUIRE_TOKEN"] and not token_matches(request.form.get("token")):
+        flash("wrong referee token", "error")
+        return redirect(url_for("pages.referee"))
+    session["referee"] = True
+    csrf_token()
+    flash("you are the referee on this device", "ok")
+    return redirect(url_for("pages.live"))
+
+
+@bp.get("/api-docs")
+def api_docs():
+    from web.openapi import describe
+
+    return render_template("api_docs.html", spec=describe())
