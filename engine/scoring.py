@@ -29,7 +29,9 @@ def velociraptor_extremes(counts: list[int]) -> tuple[set[int], set[int]]:
 
 
 def hatchling_points(state: GameState, hatchlings: tuple[DinoType, ...]) -> int:
-    return sum(state.rules.data.points(dinosaur) for dinosaur in hatchlings)
+    """Points on the Hatchlings; Velociraptors "have already been counted" (majority/minority), so
+    they add nothing whatever the data file gives them."""
+    return sum(state.rules.data.points(dinosaur) for dinosaur in hatchlings if dinosaur != "velociraptor")
 
 
 def winners(results: list[PlayerResult]) -> tuple[int, ...]:
