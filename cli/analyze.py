@@ -142,7 +142,7 @@ class _Recorder:
         self.want_tracks = want_tracks
         self.writer: Any = None
         self.shown: tuple[int, Any] | None = None  # (frame emitted, verdict) on screen in the video
-        self.tracks: list[Any] = []  # per verdict: the track as it stood when the verdict came
+        self.tracks: list[tuple[Any, Any]] = []  # per verdict: (track, calibration) when the verdict came
         self.last_frame: Any = None
 
     def on_frame(self, index: int, frame: Any, judge: Any, events: list[Any]) -> None:
@@ -150,12 +150,13 @@ class _Recorder:
             if event.kind == "verdict" and event.verdict is not None:
                 self.shown = (index, event.verdict)
                 if self.want_tracks:
-                    self.tracks.append(_track_of(judge, event))
+                    self.tracks.append((_track_of(judge, event), judge.calibration))
         if self.want_tracks:
             self.last_frame = (index, frame, judge)
         if self.annotate is None:
             return
         import cv2
+
         from vision.overlay import draw_overlay
 
         verdict = None
@@ -190,7 +191,6 @@ def write_snapshots(clip: str, out: Path, rig: Any, result: Any, recorder: _Reco
     """A picture per launch at its rest frame (OUT.png, OUT-2.png, ...); with no launch, the last frame."""
 
     from vision.overlay import draw_overlay
-
     from vision.video import read_frames
 
     if not result.verdicts:
@@ -210,8 +210,10 @@ def write_snapshots(clip: str, out: Path, rig: Any, result: Any, recorder: _Reco
     for index, frame in read_frames(clip):
         for number in wanted.get(index, []):
             verdict = result.verdicts[number]
-            track = recorder.tracks[number] if number < len(recorder.tracks) else None
-            picture = draw_overlay(frame, track, rig, result.calibration, verdict=verdict)
+            track, calibration = (
+                recorder.tracks[number] if number < len(recorder.tracks) else (None, result.calibration)
+            )
+            picture = draw_overlay(frame, track, rig, calibration, verdict=verdict)
             path = out if number == 0 else out.with_name(f"{out.stem}-{number + 1}{out.suffix}")
             _imwrite(path, picture)
             written.append(path)
@@ -235,9 +237,12 @@ def _xy(point: Any) -> str:
 
 
 def format_verdict(number: int, verdict: Any) -> str:
-    outcome = verdict.outcome.upper() + (f" {verdict.dinosaur}" if verdict.outcome == "dinosaur" else "")
-    validity = "valid" if verdict.valid else "VOID: " + ("; ".join(verdict.reasons) or "invalid launch")
-    lines = [f"Launch {number} (frames {verdict.start_frame}–{verdict.verdict_frame}): {outcome} — {validity}"]
+    if verdict.valid:
+        call = verdict.outcome.upper() + (f" {verdict.dinosaur}" if verdict.outcome == "dinosaur" else "")
+        call += " — valid launch"
+    else:
+        call = "VOID — " + ("; ".join(verdict.reasons) or "invalid launch")
+    lines = [f"Launch {number} (frames {verdict.start_frame}–{verdict.verdict_frame}): {call}"]
     if verdict.disputed:
         lines.append("  DISPUTED, a person should review: " + "; ".join(verdict.dispute_reasons))
     release = verdict.release

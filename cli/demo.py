@@ -19,7 +19,7 @@ SAMPLES = Path(__file__).resolve().parent.parent / "sample_videos"
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--video", type=Path, default=SAMPLES / "clip_000.mp4",
                         help="the clip looped as a live camera (default sample_videos/clip_000.mp4)")
-    add_common_arguments(parser, default_data=None)
+    add_common_arguments(parser, default_data=None, default_rig="the scene of the clip's label, clip_NNN.json")
 
 
 def demo_rig(video: Path) -> Path | None:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import signal
 import sys
 from pathlib import Path
 
@@ -17,8 +18,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--no-loop", action="store_true", help="with --video: stop at the end instead of looping")
 
 
-def add_common_arguments(parser: argparse.ArgumentParser, default_data: str | None) -> None:
-    parser.add_argument("--rig", type=Path, help="rig file (JSON or TOML; default calibration/rigs/standard.json), "
+def add_common_arguments(parser: argparse.ArgumentParser, default_data: str | None,
+                         default_rig: str = "calibration/rigs/standard.json") -> None:
+    parser.add_argument("--rig", type=Path, help=f"rig file (JSON or TOML; default {default_rig}), "
                                                  "or a labelled clip's JSON (its scene is the rig)")
     parser.add_argument("--cal", type=Path, help="a saved calibration to start from (else the judge calibrates)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
@@ -78,6 +80,16 @@ def check_video(path: Path) -> None:
         raise UserError(f"video {path} has no frames OpenCV can read")
 
 
+def _check_port(host: str, port: int) -> None:
+    """Raise OSError (e.g. 'Address already in use') before werkzeug would print its own advice and exit."""
+    import socket
+
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe_socket:
+        probe_socket.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        probe_socket.bind((host, port))
+
+
 def serve_app(config: dict, host: str, port: int, banner: str = "") -> int:
     """Build the app, print the address (and the referee token off loopback), serve until Ctrl-C."""
     from werkzeug.serving import make_server
@@ -92,6 +104,7 @@ def serve_app(config: dict, host: str, port: int, banner: str = "") -> int:
     except OSError as error:
         raise UserError(f"cannot use the data folder {config.get('DATA_DIR')}: {error.strerror or error}") from None
     try:
+        _check_port(host, port)
         server = make_server(host, port, app, threaded=True)
     except (OSError, SystemExit) as error:
         live = context(app).live
@@ -108,6 +121,12 @@ def serve_app(config: dict, host: str, port: int, banner: str = "") -> int:
         print(f"referee token: {app.config['REFEREE_TOKEN']}  (needed for every change; players can watch without it)",
               flush=True)
     print("Ctrl-C to stop.", flush=True)
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, stop)
+    signal.signal(signal.SIGINT, stop)  # also when started in the background, where SIGINT was ignored
     try:
         server.serve_forever()
     except KeyboardInterrupt:

@@ -21,7 +21,7 @@ from calibration.camera import CameraModel
 from calibration.geometry import BoxPose
 from calibration.rig import DINOSAUR_TYPES
 from footage.camera_rig import random_camera
-from footage.labels import Timing, build_label, events_of, herd_signed
+from footage.labels import Timing, build_label, events_of
 from footage.physics import Material, Trajectory, World, simulate
 from footage.render import DINO_COLORS, HandState, Renderer
 from footage.scenes import LAYOUTS, MarkerSpec, Scene, card_corners, make_box, marker_corners
@@ -164,7 +164,8 @@ def integrate_orientation(traj: Trajectory, rng: np.random.Generator) -> list[np
 # ---- scene and camera ----------------------------------------------------------------------------
 def make_scene(rng: np.random.Generator, case: dict) -> tuple[Scene, np.ndarray]:
     layouts = ("rows", "ends") if case["case"] == "rim" else LAYOUTS
-    box = make_box(rng, str(rng.choice(layouts)))
+    low_res = case.get("res", (1280, 720))[0] < 1000
+    box = make_box(rng, str(rng.choice(layouts)), marker_min_mm=42.0 if low_res else 30.0)
     distance = float(rng.uniform(500, 700))
     bearing = np.radians(float(rng.uniform(-8, 8)))
     center = np.array([distance * math.cos(bearing), distance * math.sin(bearing) + rng.normal(0, 30)])
@@ -173,17 +174,17 @@ def make_scene(rng: np.random.Generator, case: dict) -> tuple[Scene, np.ndarray]
     pose = BoxPose(yaw_deg=round(yaw, 4), translation_mm=(round(float(center[0]), 3), round(float(center[1]), 3)))
     outline = pose.box_to_table(box.outline)
     x_min = -330.0
-    x_max = float(outline[:, 0].max()) + 110
-    y_half = max(330.0, float(np.abs(outline[:, 1]).max()) + 90)
+    x_max = float(outline[:, 0].max()) + 150
+    y_half = max(340.0, float(np.abs(outline[:, 1]).max()) + 130)
     region = (x_min, x_max, -y_half, y_half)
-    size = float(rng.uniform(45, 60))
+    size = float(rng.uniform(55, 65)) if low_res else float(rng.uniform(45, 60))
     markers = []
     inset = size / 2 + 25
     corners = [(x_min + inset, y_half - inset), (x_max - inset, y_half - inset), (x_max - inset, -y_half + inset),
                (x_min + inset, -y_half + inset)]
     for i, c in enumerate(corners):
         angle = float(rng.uniform(-15, 15) + rng.choice([0, 90, 180, 270]))
-        markers.append(MarkerSpec(i, size, 0.0, marker_corners(np.array(c) + rng.normal(0, 8, 2), size, angle)))
+        markers.append(MarkerSpec(i, size, 0.0, marker_corners(np.array(c) + rng.normal(0, 6, 2), size, angle)))
     scene = Scene(box=box, pose=pose, table_markers=markers, table_region=region,
                   meteor_diameter=float(round(rng.uniform(18, 28), 1)))
     scene.table_style = str(rng.choice(["wood", "cloth", "mat"]))
@@ -192,6 +193,47 @@ def make_scene(rng: np.random.Generator, case: dict) -> tuple[Scene, np.ndarray]
     scene.light = np.array([math.cos(azimuth) * math.cos(elevation), math.sin(azimuth) * math.cos(elevation),
                             math.sin(elevation)])
     return scene, center
+
+
+def ray_blocked(scene: Scene, camera: CameraModel, point: np.ndarray, kinds=("outer", "partition")) -> bool:
+    """True when the sight line from the camera to `point` (table mm, 3D) passes through the box's solids."""
+    pose = scene.pose
+    a = np.append(pose.table_to_box(np.asarray(point, float)[:2])[0], float(point[2]) + 0.05)
+    c = camera.center_mm
+    b = np.append(pose.table_to_box(c[:2])[0], c[2])
+    d = b - a
+    for solid in scene.box.solids:
+        if solid.kind not in kinds:
+            continue
+        lo, hi = np.array(solid.bounds[0::2]), np.array(solid.bounds[1::2])
+        t0, t1 = 1e-6, 1.0
+        for k in range(3):
+            if abs(d[k]) < 1e-12:
+                if a[k] <= lo[k] or a[k] >= hi[k]:
+                    t0, t1 = 1.0, 0.0
+                    break
+                continue
+            u0, u1 = (lo[k] - a[k]) / d[k], (hi[k] - a[k]) / d[k]
+            t0, t1 = max(t0, min(u0, u1)), min(t1, max(u0, u1))
+        if t0 < t1:
+            return True
+    return False
+
+
+def markers_visible(scene: Scene, camera: CameraModel, frame_size: tuple[int, int]) -> bool:
+    w, h = frame_size
+    for m in scene.box.markers:
+        pts = np.column_stack([scene.pose.box_to_table(m.corners), np.full(4, m.z)])
+        center = pts.mean(axis=0)
+        quiet = center + (pts - center) * 1.25
+        if any(ray_blocked(scene, camera, p) for p in np.vstack([pts, quiet])):
+            return False
+        uv = camera.project(pts)
+        if uv.min() < 4 or uv[:, 0].max() > w - 5 or uv[:, 1].max() > h - 5:
+            return False
+        if np.linalg.norm(uv[0] - uv[2]) < 25:
+            return False
+    return True
 
 
 def round_camera(camera: CameraModel) -> CameraModel:
@@ -421,7 +463,44 @@ def solve_launch(rng: np.random.Generator, scene: Scene, case: dict, world: Worl
 
 # ---- one clip ----------------------------------------------------------------------------------------
 def generate_clip(out_dir: Path, index: int, seed: int) -> dict:
-    rng = np.random.default_rng([seed, index, 7919])
+    """Write clip_NNN.mp4 + clip_NNN.json; re-drawn (deterministically) if a marker is not detectable."""
+    for attempt in range(6):
+        info = _generate_clip(out_dir, index, seed, attempt)
+        if markers_detected(out_dir / info["video"], out_dir / info["label"]):
+            return info
+    return info
+
+
+def markers_detected(video: Path, label_path: Path, tolerance_px: float = 1.5) -> bool:
+    """Every marker of the label found by ArUco in frame 0 within `tolerance_px` of its labelled corners."""
+    from vision.truth import load_label
+
+    label = load_label(label_path)
+    cap = cv2.VideoCapture(str(video))
+    ok, frame = cap.read()
+    cap.release()
+    if not ok or label.camera is None:
+        return False
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
+    corners, ids, _ = detector.detectMarkers(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+    if ids is None:
+        return False
+    found = {int(i): c.reshape(4, 2) for i, c in zip(ids.reshape(-1), corners, strict=True)}
+    pose = BoxPose.model_validate(label.box_pose.model_dump())
+    expected = {m.id: label.camera.project(np.array(m.corners_mm)) for m in label.scene.table_markers}
+    for m in label.scene.box.markers:
+        xy = pose.box_to_table(np.array(m.corners_mm))
+        expected[m.id] = label.camera.project(np.column_stack([xy, np.full(4, m.z_mm)]))
+    for marker_id, want in expected.items():
+        if marker_id not in found or np.linalg.norm(found[marker_id] - want, axis=1).max() > tolerance_px:
+            return False
+    return True
+
+
+def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int) -> dict:
+    rng = np.random.default_rng([seed, index, 7919] if attempt == 0 else [seed, index, 7919, attempt])
     case = case_for(index, rng)
     width, height = case.get("res", (1280, 720))
     fps = float(case.get("fps", 60))
@@ -435,7 +514,12 @@ def generate_clip(out_dir: Path, index: int, seed: int) -> dict:
         must_see = [np.array([x, y, 0.0]) for x in (x_min, x_max) for y in (y_min, y_max)]
         must_see += [np.array([p[0], p[1], scene.box.rim_height]) for p in outline]
         must_see += [np.array([0.0, 0.0, 260.0])]
-        camera = round_camera(random_camera(rng, (width, height), np.array(must_see), launch_dir, distortion))
+        for _ in range(12):
+            camera = round_camera(random_camera(rng, (width, height), np.array(must_see), launch_dir, distortion))
+            if markers_visible(scene, camera, (width, height)):
+                break
+        else:
+            continue
         box, r = scene.box, scene.meteor_radius
         world = World(radius=r, solids=[(s.bounds, s.kind) for s in box.solids], box_yaw_deg=scene.pose.yaw_deg,
                       box_center=tuple(scene.pose.translation_mm))
@@ -444,7 +528,9 @@ def generate_clip(out_dir: Path, index: int, seed: int) -> dict:
         world.floor = Material(float(rng.uniform(0.35, 0.5)), float(rng.uniform(0.35, 0.5)))
         world.rolling_resistance = float(rng.uniform(0.02, 0.045))
 
-        def visible(p, camera=camera, w=width, h=height, r=r):
+        def visible(p, camera=camera, w=width, h=height, r=r, scene=scene):
+            if ray_blocked(scene, camera, np.asarray(p, float)):
+                return False  # hidden behind a wall: no rest the judge could see
             uv = camera.project(np.asarray(p, float).reshape(1, 3))[0]
             rho = camera.apparent_diameter_px(np.asarray(p, float).reshape(1, 3), 2 * r)[0] / 2
             return -rho < uv[0] < w + rho and -rho < uv[1] < h + rho
@@ -467,10 +553,7 @@ def generate_clip(out_dir: Path, index: int, seed: int) -> dict:
         lead = t_still + t_enter_len + t_hold_len + t_throw_len
 
         def timing_of(traj, lead=lead, fps=fps, exposure=exposure):
-            if traj.left_view_time is not None:
-                end = traj.left_view_time + 0.6
-            else:
-                end = traj.still_time + 0.55
+            end = traj.left_view_time + 0.6 if traj.left_view_time is not None else traj.still_time + 0.55
             total = lead + end
             if total > 7.0:
                 return None
@@ -605,7 +688,7 @@ def _write_video(path: Path, renderer: Renderer, plan: Plan, timing: Timing, rng
     writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), timing.fps, (w, h))
     if not writer.isOpened():
         raise RuntimeError(f"cannot open a video writer for {path}")
-    sigma = float(rng.uniform(1.5, 3.5))
+    sigma = float(rng.uniform(0.5, 1.1))
     pool = []
     for _ in range(4):
         n = rng.normal(0, sigma, (h, w, 3))

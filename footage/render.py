@@ -52,7 +52,7 @@ def table_texture(rng: np.random.Generator, style: str, shape: tuple[int, int], 
         plank_w = rng.uniform(90, 150) * px_per_mm
         plank = np.floor(across / plank_w)
         plank_tone = (np.sin(plank * 12.9898) * 43758.5453) % 1.0
-        seams = (np.abs((across % plank_w)) < 1.2 * px_per_mm).astype(np.float32)
+        seams = (np.abs(across % plank_w) < 1.2 * px_per_mm).astype(np.float32)
         streak = _noise(rng, shape, 25 * px_per_mm) * 0.5
         del along
         tone = 0.82 + 0.1 * grain + 0.12 * (plank_tone - 0.5) + 0.06 * streak - 0.35 * seams
@@ -76,6 +76,13 @@ def table_texture(rng: np.random.Generator, style: str, shape: tuple[int, int], 
     return np.clip(texture, 0, 255).astype(np.float32)
 
 
+def _warp_marker(dst: np.ndarray, marker_id: int, quad: np.ndarray) -> None:
+    """Draw an ArUco marker rasterised near its final size (no aliasing) onto `quad` of `dst`."""
+    edge = float(np.linalg.norm(np.diff(np.vstack([quad, quad[:1]]), axis=0), axis=1).max())
+    side = int(6 * max(2, math.ceil(edge * 1.5 / 6)))
+    _warp_quad(dst, cv2.aruco.generateImageMarker(ARUCO, marker_id, side), quad)
+
+
 def _warp_quad(dst: np.ndarray, image: np.ndarray, quad: np.ndarray, mask_out: np.ndarray | None = None) -> None:
     """Warp `image` (gray or BGR) so its outer corners land on `quad` (4×2, pixel-centre coords) of `dst`."""
     s = image.shape[1]
@@ -88,7 +95,7 @@ def _warp_quad(dst: np.ndarray, image: np.ndarray, quad: np.ndarray, mask_out: n
         return
     m = cv2.getPerspectiveTransform(src, np.float32(quad - [x0, y0]))
     img = image if image.ndim == 3 else cv2.cvtColor(image, cv2.COLOR_GRAY2BGR)
-    warped = cv2.warpPerspective(img.astype(np.float32), m, (x1 - x0, y1 - y0), flags=cv2.INTER_AREA)
+    warped = cv2.warpPerspective(img.astype(np.float32), m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
     alpha = cv2.warpPerspective(np.ones(img.shape[:2], np.float32), m, (x1 - x0, y1 - y0), flags=cv2.INTER_LINEAR)
     roi = dst[y0:y1, x0:x1]
     roi[:] = roi * (1 - alpha[..., None]) + warped * alpha[..., None]
@@ -98,10 +105,7 @@ def _warp_quad(dst: np.ndarray, image: np.ndarray, quad: np.ndarray, mask_out: n
 
 def _fill(img: np.ndarray, pts: np.ndarray, color, shift: int = 4) -> None:
     p = np.round(np.asarray(pts, np.float64) * (1 << shift)).astype(np.int32).reshape(-1, 1, 2)
-    if np.ndim(color) == 0:
-        color = float(color)
-    else:
-        color = tuple(float(c) for c in color)
+    color = float(color) if np.ndim(color) == 0 else tuple(float(c) for c in color)
     cv2.fillPoly(img, [p], color, lineType=cv2.LINE_AA, shift=shift)
 
 
@@ -205,7 +209,7 @@ class Renderer:
             q = tex(marker.corners)
             c = q.mean(axis=0)
             _fill(texture, c + (q - c) * (1 + 2.2 / 6), (245, 245, 245))
-            _warp_quad(texture, marker_image(marker.id), q)
+            _warp_marker(texture, marker.id, q)
         # warp the texture into the canvas
         Hm = H_plane @ np.linalg.inv(T)
         canvas = cv2.warpPerspective(texture, Hm, (cw, ch), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
@@ -232,7 +236,7 @@ class Renderer:
         yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
         rr = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
         canvas *= (1 - float(rng.uniform(0.1, 0.25)) * rr)[..., None]
-        canvas = cv2.GaussianBlur(canvas, (0, 0), float(rng.uniform(0.4, 0.7)))
+        canvas = cv2.GaussianBlur(canvas, (0, 0), float(rng.uniform(0.75, 1.0)))
         self.background_f = canvas
         self.background = np.clip(canvas, 0, 255).astype(np.uint8)
         self.walls_mask = walls_mask
@@ -298,7 +302,7 @@ class Renderer:
                 q = self.ideal(self.box3(marker.corners, marker.z))
                 c = q.mean(axis=0)
                 _fill(canvas, c + (q - c) * (1 + 2.2 / 6), (240, 240, 240))
-                _warp_quad(canvas, marker_image(marker.id), q)
+                _warp_marker(canvas, marker.id, q)
         # shadows of walls and partitions on the floor
         shade = np.zeros(canvas.shape[:2], np.float32)
         L = self.L
@@ -363,7 +367,7 @@ class Renderer:
                 q = self.ideal(self.box3(marker.corners, marker.z))
                 c = q.mean(axis=0)
                 _fill(canvas, c + (q - c) * (1 + 1.6 / 6), (240, 240, 240))
-                _warp_quad(canvas, marker_image(marker.id), q)
+                _warp_marker(canvas, marker.id, q)
 
     # ---- moving things ------------------------------------------------------------------------
     def occluder(self, p: np.ndarray) -> np.ndarray | None:
@@ -521,7 +525,8 @@ class Renderer:
         arm_dir /= np.linalg.norm(arm_dir)
         arm_side = np.cross(arm_dir, up)
         arm_side /= np.linalg.norm(arm_side) + 1e-9
-        arm = np.array([shoulder + arm_side * 60, wrist + arm_side * 33, wrist - arm_side * 33, shoulder - arm_side * 60])
+        arm = np.array([shoulder + arm_side * 60, wrist + arm_side * 33, wrist - arm_side * 33,
+                        shoulder - arm_side * 60])
         shapes.append((self.project(arm), tuple(skin * 0.82)))
         shapes.append((ellipse(palm, fwd * 50, side * 42), tuple(skin * 0.95)))
         grip = hand.grip

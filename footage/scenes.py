@@ -108,13 +108,16 @@ def marker_corners(center: np.ndarray, size: float, angle_deg: float) -> np.ndar
     return np.array([tl, tl + e_u * size, tl + (e_u + e_v) * size, tl + e_v * size])
 
 
-def make_box(rng: np.random.Generator, layout: str) -> BoxSpec:
+def make_box(rng: np.random.Generator, layout: str, marker_min_mm: float = 24.0) -> BoxSpec:
     wide_rim = layout != "columns"
     length = float(rng.uniform(300, 360))
     width = float(rng.uniform(220, 260))
     rim_height = float(rng.uniform(45, 65))
     floor_height = float(rng.uniform(10, 22))
-    wall = float(rng.uniform(30, 36)) if wide_rim else float(rng.uniform(6, 9))
+    marker_size = float(max(marker_min_mm, rng.uniform(26, 34)))
+    if not wide_rim:
+        marker_size = float(max(marker_size, rng.uniform(34, 40)))  # floor markers: larger, there is room
+    wall = max(float(rng.uniform(34, 40)), marker_size + 9) if wide_rim else float(rng.uniform(6, 9))
     part_t = float(rng.uniform(3, 5))
     part_h = floor_height + float(rng.uniform(12, 18))
     x0, x1, y0, y1 = -length / 2 + wall, length / 2 - wall, -width / 2 + wall, width / 2 - wall
@@ -177,15 +180,15 @@ def make_box(rng: np.random.Generator, layout: str) -> BoxSpec:
         solids.append(BoxSolid((xa_, xb_, y - h, y + h, floor_height, part_h), "partition"))
     box = BoxSpec(layout, length, width, rim_height, floor_height, wall, part_h, part_t, regions, solids)
     # box markers 4..7: on the rim's corners (wide rim) or on the floor in the inner corners
+    size = marker_size
     if wide_rim:
-        size = float(min(wall - 6, rng.uniform(24, 30)))
         c = wall / 2
         centers = [(-hx + c, hy - c), (hx - c, hy - c), (hx - c, -hy + c), (-hx + c, -hy + c)]
         z = rim_height
-    else:
-        size = float(rng.uniform(24, 28))
-        c = size / 2 + 6
-        centers = [(x0 + c, y1 - c), (x1 - c, y1 - c), (x1 - c, y0 + c), (x0 + c, y0 + c)]
+    else:  # on the floor, in the corner compartments, clear of the walls' occlusion
+        cx = min(size / 2 + 0.6 * (rim_height - floor_height) + 4, (x1 - x0) / 4)
+        cy = min(size / 2 + 0.6 * (rim_height - floor_height) + 4, (y1 - y0) / 6)
+        centers = [(x0 + cx, y1 - cy), (x1 - cx, y1 - cy), (x1 - cx, y0 + cy), (x0 + cx, y0 + cy)]
         z = floor_height
     for i, center in enumerate(centers):
         angle = float(rng.choice([0, 90, 180, 270]))

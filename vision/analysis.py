@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.rig import Rig
-from vision.bounces import Impact, find_impacts
-from vision.landing import classify_point, herd_line_signed, herd_normal, outline_signed_mm, surface_of_impact
-from vision.trajectory import BALLISTIC, Segment, build_geometry, fit_release, segment_track
+from vision.bounces import Impact, kink_strength, pixel_segments
+from vision.landing import classify_point, herd_line_signed, herd_normal, outline_signed_mm
+from vision.trajectory import BALLISTIC, Segment, build_geometry, fit_release, fit_segment
 from vision.truth import required_table_bounces
 from vision.verdict import JudgedBounce, JudgedRelease, JudgedRest, Margin, Verdict
 
@@ -93,7 +93,8 @@ def _rest_surface(camera, rig: Rig, pose, rest_px: np.ndarray, rest_diam: float,
     apparent size breaks the remaining ties (the rim is higher than the floor)."""
     radius = rig.meteor.diameter_mm / 2
     options = []
-    for z, kind in ((radius, "table"), (rig.box.floor_height_mm + radius, "floor"), (rig.box.rim_height_mm + radius, "rim")):
+    heights = (radius, rig.box.floor_height_mm + radius, rig.box.rim_height_mm + radius)
+    for z, kind in zip(heights, ("table", "floor", "rim"), strict=True):
         xy = camera.pixel_to_plane(rest_px.reshape(1, 2), z)[0, :2]
         sd = outline_signed_mm(rig, pose, xy)
         call = classify_point(rig, pose, xy)
@@ -173,129 +174,169 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             hand_end = index
             break
     free_start = hand_end + 1
+    # a free flight never pauses: if the meteor stood still (held) after that, the flight starts later
+    run, last_still_end = 0, -1
+    for index in range(free_start, min(rest_index, len(px)) - 1):
+        run = run + 1 if np.hypot(*(px[index + 1] - px[index])) < 0.8 else 0
+        if run >= 6:
+            last_still_end = index + 1
+    if last_still_end > free_start:
+        free_start = last_still_end
     if flight_stop - free_start < 4:
         free_start = max(0, flight_stop - 4)
 
-    # -- 3D: arcs and contacts over the free flight up to the rest ------------------------------
+    # -- impacts: kinks of the pixel track over the free flight ------------------------------------
     times = (frames - frames[0]) / track.fps
+    fps = track.fps
     noisy = (flags == 1) | (flags == 3)
     sigma_px, sigma_size = _noise_levels(px[free_start:flight_stop], diam[free_start:flight_stop], config)
-    sigma = np.where(noisy, sigma_px * 4.0, sigma_px)
+    sigma = np.where(noisy, sigma_px * config.hand_sigma_factor, sigma_px)
     size_rel = np.hypot(np.where(noisy, 3.0, 1.0) * sigma_size / np.maximum(diam, 1.0), config.size_bias_rel)
     geo_all = build_geometry(
         camera, px[:flight_stop], diam[:flight_stop], times[:flight_stop], rig.meteor.diameter_mm,
         sigma_px=sigma[:flight_stop], size_rel=size_rel[:flight_stop], contact_heights=(radius, floor_z, rim_z),
     )
-    geo = build_geometry(
-        camera, px[free_start:flight_stop], diam[free_start:flight_stop], times[free_start:flight_stop],
-        rig.meteor.diameter_mm, sigma_px=sigma[free_start:flight_stop],
-        size_rel=size_rel[free_start:flight_stop], contact_heights=(radius, floor_z, rim_z),
-    )
-    segments = [
-        Segment(seg.start + free_start, seg.stop + free_start, seg.kind, seg.params, seg.cov, seg.rss, seg.z_contact)
-        for seg in segment_track(geo, penalty=config.segment_penalty, surface_check=_surface_checker(rig, pose))
-    ]
-    analysis.segments = segments
-    release_seg = _release_segment(segments, geo_all.times)
-    flight = segments[release_seg:]
-    impacts = find_impacts(geo_all, flight)
-    for impact in impacts:
-        impact.surface = surface_of_impact(rig, pose, impact.position, radius)
-    analysis.impacts = impacts
-
-    positions = np.full((len(track.frames), 3), np.nan)
+    analysis.geo = geo_all
+    analysis.free_start_frame = int(frames[free_start])
     ok_idx = np.flatnonzero(ok)
-    for seg in segments:
-        positions[ok_idx[seg.start : seg.stop]] = seg.position(geo_all.times[seg.start : seg.stop])
-    analysis.positions = positions
+    free_t = times[free_start:flight_stop]
+    free_px = px[free_start:flight_stop]
+    pieces = pixel_segments(free_t, free_px, sigma[free_start:flight_stop], config.kink_penalty)
+    pieces = [(p0 + free_start, p1 + free_start) for p0, p1 in pieces]
+    kinks = []  # (index of first frame after, time, ground xy at the table, surface, strength)
+    for left, right in zip(pieces, pieces[1:], strict=False):
+        strength = kink_strength(times, px, left, right) / px_per_mm  # mm/s of image-plane velocity change
+        t_k = 0.5 * (times[left[1] - 1] + times[right[0]])
+        tl = times[left[0] : left[1]]
+        coeffs = [np.polyfit(tl, px[left[0] : left[1], k], min(2, len(tl) - 1)) for k in range(2)]
+        pixel = np.array([[np.polyval(c, t_k) for c in coeffs]])
+        ground = camera.pixel_to_plane(pixel, radius)[0, :2]
+        sd = outline_signed_mm(rig, pose, ground)
+        if sd < -radius * 0.5:
+            surface = "table"
+        else:
+            floor_xy = camera.pixel_to_plane(pixel, floor_z)[0, :2]
+            inner = outline_signed_mm(rig, pose, floor_xy)
+            surface = "box_floor" if classify_point(rig, pose, floor_xy).region not in ("rim", "outside") else (
+                "box_rim" if inner > 0 else "box_wall"
+            )
+        kinks.append((right[0], t_k, ground, surface, strength, sd))
+
+    # -- box entry: the first frame with the centre over the outline (above the rim to get in) -----
+    entered_frame = None
+    entered_time = None
+    rim_xy = camera.pixel_to_plane(px[free_start:flight_stop], rim_z)[:, :2]
+    for j, xy in enumerate(rim_xy):
+        if outline_signed_mm(rig, pose, xy) > 0:
+            entered_frame = int(frames[free_start + j])
+            entered_time = float(times[free_start + j])
+            break
 
     # -- release: the change point between the hand's push and the free arc -----------------------
     release = None
     herd_ok = True
     release_margin = None
-    if flight and flight[0].kind == BALLISTIC:
-        first = flight[0]
-        window_start = max(0, first.start - config.release_lookback)
-        fps = track.fps
-        t_lo = geo_all.times[window_start] + 1.0 / fps
-        t_hi = geo_all.times[min(first.start + 2, first.stop - 1)]
+    first_stop = pieces[0][1] if pieces else flight_stop
+    landing = None
+    if kinks and kinks[0][3] == "table":
+        landing = (kinks[0][1], radius, 3.0)
+    if first_stop - free_start >= 3:
+        window_start = max(0, free_start - config.release_lookback)
+        # the hand lingers by the meteor for a moment after letting go: the release comes before
+        # the first hand-free sighting, by roughly 0.03–0.15 s
+        t_lo = max(times[window_start] + 1.0 / fps, times[free_start] - config.release_search_s[1])
+        t_hi = max(t_lo, times[free_start] - config.release_search_s[0])
         taus = np.arange(t_lo, max(t_hi, t_lo) + 1e-9, 0.1 / fps)
-        tau, rss_curve, _, arc = fit_release(geo_all, window_start, first.stop, taus)
+        tau, rss_curve, _, arc = fit_release(geo_all, window_start, first_stop, taus, landing)
         if arc is None or not np.isfinite(arc.params).all():
-            arc = first
+            arc = fit_segment(geo_all, free_start, first_stop, BALLISTIC)
         frame0 = float(frames[0])
         offset = config.exposure_half_frames
         plausible = taus[rss_curve <= rss_curve.min() + 4.0]
         frame_candidates = sorted({int(np.ceil(frame0 + t * fps + offset - 1e-9)) for t in plausible})
         release_frame = int(np.ceil(frame0 + tau * fps + offset - 1e-9))
         t_rel = (release_frame - frame0) / fps
-        p_rel = arc.position(t_rel)[0]
+        p_arc = arc.position(t_rel)[0]
+        # the release pixel comes straight from the track; its height from the arc when that is
+        # plausible, else from the apparent size; both with honest uncertainties
+        rel_pixel = np.array([np.interp(t_rel, times, px[:, 0]), np.interp(t_rel, times, px[:, 1])])
+        arc_ok = radius * 0.5 <= p_arc[2] <= 600.0
+        if arc_ok:
+            z_rel = float(p_arc[2])
+        else:
+            near = slice(free_start, min(free_start + 4, flight_stop))
+            sizes = camera.sphere_from_apparent_size(px[near], diam[near], rig.meteor.diameter_mm)
+            z_rel = float(np.clip(np.median(sizes[:, 2]), radius, 500.0))
+        sigma_z = config.release_height_sigma_mm * (1.0 if arc_ok else 2.0)
+        p_rel = camera.pixel_to_plane(rel_pixel.reshape(1, 2), z_rel)[0]
+        lever = camera.pixel_to_plane(rel_pixel.reshape(1, 2), z_rel + sigma_z)[0, :2] - p_rel[:2]
+        step = camera.pixel_to_plane(
+            np.array([[np.interp(t_rel + 1.0 / fps, times, px[:, 0]), np.interp(t_rel + 1.0 / fps, times, px[:, 1])]]),
+            z_rel,
+        )[0, :2] - p_rel[:2]
+        frame_sigma = config.release_frame_sigma + 0.1 * max(0, len(frame_candidates) - 1)
         analysis.release_index = int(np.searchsorted(track.frames, release_frame))
+        positions = np.full((len(track.frames), 3), np.nan)
+        span = slice(window_start, first_stop)
+        positions[ok_idx[span]] = arc.position(times[span])
+        analysis.positions = positions
         signed = herd_line_signed(rig, pose, p_rel[:2], herd)
         if signed is not None:
             normal = herd_normal(rig, pose, herd)
-            cov = arc.position_cov(t_rel)[:2, :2]
-            sigma_fit = float(np.sqrt(max(0.0, normal @ cov @ normal)))
-            others = [
-                herd_line_signed(rig, pose, arc.position((f - frame0) / fps)[0, :2], herd) for f in frame_candidates
-            ]
-            spread = max([abs(o - signed) for o in others] + [0.0])
-            uncertainty = float(np.sqrt(sigma_fit**2 + CALIBRATION_MM**2) + spread)
+            uncertainty = float(
+                np.sqrt(
+                    (lever @ normal) ** 2
+                    + (frame_sigma * (step @ normal)) ** 2
+                    + CALIBRATION_MM**2
+                    + (sigma_px / px_per_mm) ** 2
+                )
+            )
             herd_ok = signed >= 0
             release_margin = Margin(margin_mm=abs(signed), uncertainty_mm=uncertainty)
-            if any((o >= 0) != herd_ok for o in others) or abs(signed) < k * np.hypot(sigma_fit, CALIBRATION_MM):
+            if abs(signed) < k * uncertainty:
                 dispute.append(f"release {signed:+.0f} mm from the herd line (±{uncertainty:.0f} mm)")
+        # sanity: a launch is released well away from the box and starts with a free arc
+        box_gap = -outline_signed_mm(rig, pose, p_rel[:2])
+        if box_gap < config.min_release_box_gap_mm or first_stop - free_start < 4:
+            dispute.append("the release was not seen clearly (hidden by the hand or too close to the box)")
         release = JudgedRelease(
             frame=release_frame,
             table_mm=(float(p_rel[0]), float(p_rel[1])),
-            height_mm=float(p_rel[2] - radius),
+            height_mm=float(z_rel - radius),
             herd_line_signed_mm=signed,
         )
     else:
         dispute.append("no free flight found in the track")
-    geo = geo_all
-    analysis.geo = geo_all
-
-    # -- box entry: the first frame with the centre over the outline ---------------------------
-    entered_frame = None
-    entered_time = None
-    if flight:
-        for seg in flight:
-            t_grid = geo.times[seg.start : seg.stop]
-            for j, t in enumerate(t_grid):
-                p = seg.position(t)[0]
-                if outline_signed_mm(rig, pose, p[:2]) > 0:
-                    entered_frame = int(frames[seg.start + j])
-                    entered_time = float(t)
-                    break
-            if entered_frame is not None:
-                break
 
     # -- bounces ---------------------------------------------------------------------------------
     judged_bounces = []
     table_before = 0
     doubtful = []
-    for impact in impacts:
-        frame = int(frames[impact.index])
-        before = entered_time is None or impact.time < entered_time
+    for _index, t_k, ground, surface, strength, sd in kinks:
+        frame = int(np.floor(frames[0] + t_k * fps + config.exposure_half_frames))
+        before = entered_time is None or t_k < entered_time
+        weak = strength < config.kink_min_mm_s
         judged_bounces.append(
             JudgedBounce(
                 frame=frame,
-                table_mm=(float(impact.position[0]), float(impact.position[1])),
-                surface=impact.surface,  # type: ignore[arg-type]
+                table_mm=(float(ground[0]), float(ground[1])),
+                surface=surface,  # type: ignore[arg-type]
                 before_box=before,
-                confidence=float(min(1.0, impact.evidence / (4 * config.segment_penalty))),
+                confidence=float(min(1.0, strength / (2 * config.kink_min_mm_s))),
             )
         )
-        if impact.surface == "table" and before:
-            table_before += 1
-            if impact.evidence < 2 * config.segment_penalty:
+        if surface == "table" and before:
+            if not weak:
+                table_before += 1
+            if weak or sd > -2.0 * radius or (entered_time is not None and entered_time - t_k < 1.5 / fps):
                 doubtful.append(frame)
-    analysis.bounce_indices = [int(ok_idx[i.index]) for i in impacts]
+    analysis.bounce_indices = [int(ok_idx[kk[0]]) for kk in kinks]
     required = required_table_bounces(mode)
     enough = table_before >= required
-    bounce_margin = Margin(margin_mm=float(abs(table_before - required + 0.5) - 0.5), uncertainty_mm=float(len(doubtful)))
-    if doubtful and table_before in (required, required - 1 + len(doubtful)) and table_before - len(doubtful) < required:
+    bounce_margin = Margin(
+        margin_mm=float(abs(table_before - required + 0.5) - 0.5), uncertainty_mm=float(len(doubtful))
+    )
+    if doubtful and abs(table_before - required + 0.5) < len(doubtful) + 0.5:
         dispute.append(f"doubtful bounce(s) at frame(s) {doubtful}")
 
     # -- rest and region -------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from calibration.rig import Rig
-from vision.truth import SCHEMA, LabelError, LaunchTruth, load_label
+from vision.truth import LabelError, LaunchTruth, load_label
 
 HERD_MARGIN_MM = 10.0  # herd-line accuracy is also reported for releases farther than this from the line
 
@@ -70,16 +70,12 @@ def discover(folder: str | Path) -> tuple[list[LabelledClip], list[Skipped]]:
 
 
 def _is_other_json(path: Path) -> bool:
-    """A JSON file that does not even try to be a label (an index, a rig, a calibration)."""
+    """A JSON file that does not even try to be a label (an index of clips, a rig, a calibration)."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return False
-    if not isinstance(data, dict):
-        return True
-    if "schema" in data:
-        return data["schema"] != SCHEMA
-    return not {"video", "scene", "release"} & set(data)
+    return not isinstance(data, dict) or not {"video", "scene", "release"} & set(data)
 
 
 def as_dict(verdict: Any) -> dict[str, Any]:

@@ -50,9 +50,16 @@ class JudgeConfig:
     size_scale_prior: float = 0.95  # measured / true apparent diameter, before a rest calibrates it
     size_bias_rel: float = 0.06  # how far a blurred, partly hidden blob's width may be from the true diameter
     segment_penalty: float = 40.0  # chi² cost of a new stretch (an impact) in the arc split
+    kink_penalty: float = 60.0  # chi² cost of a new smooth piece in the pixel track (an impact)
+    kink_min_mm_s: float = 250.0  # image-plane velocity change below which a kink is doubtful
     dispute_sigmas: float = 2.0  # a margin inside this many uncertainties is disputed
     min_launch_px: float = 40.0  # a launch moves the meteor at least this far (pixels)
     background_rate: float = 0.03
+    hand_sigma_factor: float = 1.5  # centroid noise of a sighting touching the hand, relative
+    release_height_sigma_mm: float = 60.0  # one sigma of the release height
+    release_frame_sigma: float = 2.0  # one sigma of the release frame
+    release_search_s: tuple[float, float] = (0.03, 0.15)  # release this long before the hand-free flight
+    min_release_box_gap_mm: float = 120.0  # a release nearer the box than this was not seen right
     release_lookback: int = 12  # frames before the free flight searched for the release
     exposure_half_frames: float = 0.35  # a sighting is the middle of the exposure: this far into its frame
     max_track_frames: int = 1800
@@ -197,7 +204,10 @@ class LaunchJudge:
         high = camera.pixel_to_plane(grid, 500.0)
         sizes = camera.apparent_diameter_px(np.vstack([low, high]), self.rig.meteor.diameter_mm)
         resting = sizes[: len(low)]
-        scale = int(np.clip(np.floor(resting.min() / 3.5), 1, self.config.scale))
+        # integer power-of-two reductions take OpenCV's fast INTER_AREA path; keep the meteor ≥ ~3 px
+        scale = 1
+        while scale * 2 <= self.config.scale and resting.min() / (scale * 2) >= 3.0:
+            scale *= 2
         self.detector = MeteorDetector(
             (width, height), tuple(int(v) for v in rgb), (0.7 * sizes.min(), 1.3 * sizes.max()), scale
         )

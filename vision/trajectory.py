@@ -258,7 +258,7 @@ def segment_track(
 
 
 def fit_release(
-    geo: TrackGeometry, start: int, stop: int, taus: np.ndarray
+    geo: TrackGeometry, start: int, stop: int, taus: np.ndarray, landing: tuple[float, float, float] | None = None
 ) -> tuple[float, np.ndarray, np.ndarray, Segment | None]:
     """When the hand let go: the change point between the hand's smooth push and the free arc.
 
@@ -274,6 +274,17 @@ def fit_release(
     d = geo.rays[start:stop]
     u, w = _perpendiculars(d)
     vecs = np.stack([u, w, d], axis=1)  # n×3(rows)×3
+    if landing is not None:
+        # the arc ends on a surface: z(t_b) = z_surface (± sigma), a row on (P0, V)
+        t_b, z_b, sigma_b = landing
+        row = np.zeros((1, 3, 6))
+        row[0, 0, 2] = 1.0
+        row[0, 0, 5] = t_b
+        a = np.concatenate([a, row])
+        b = np.concatenate([b, np.array([[z_b + 0.5 * G_MM_S2 * t_b * t_b, 0.0, 0.0]])])
+        weights = np.concatenate([weights, np.array([[1.0 / sigma_b**2, 0.0, 0.0]])])
+        t = np.concatenate([t, [np.inf]])
+        vecs = np.concatenate([vecs, np.zeros((1, 3, 3))])
     sw = np.sqrt(weights)
     rss = np.full(len(taus), np.inf)
     best = None

@@ -42,6 +42,7 @@ class Context:
     rig: Rig
     calibration: Any = None
     live: Any = None
+    calibration_from_user: bool = False  # the referee changed it (herd line, colour, recalibration)
 
 
 def _secret_key(data_dir: Path) -> str:

@@ -66,6 +66,10 @@ def register_errors(app: Flask) -> None:
 
     @app.errorhandler(BadRequest)
     def bad_request(error: BadRequest):
+        if not wants_json():  # a form: say it on the page it came from
+            from web.pages import flash_error
+
+            return flash_error(error.message)
         return jsonify({"error": error.message, "field": error.field}), error.status
 
     @app.errorhandler(GameError)
@@ -110,7 +114,7 @@ def status():
     return jsonify({
         "live": live,
         "active_game": c.games.active_game_id(),
-        "referee_token_required": request.app_config_require_token if False else _require_token(),
+        "referee_token_required": _require_token(),
         "latest_verdict": c.live.latest_verdict if c.live else None,
     })
 

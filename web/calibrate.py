@@ -13,6 +13,9 @@ from web.live import calibration_summary, encode_jpeg, placeholder_jpeg
 
 
 def _calibration(ctx: Any) -> Any:
+    """The calibration in force: the referee's latest change, else the live judge's, else the loaded one."""
+    if getattr(ctx, "calibration_from_user", False) and ctx.calibration is not None:
+        return ctx.calibration
     live = ctx.live
     if live is not None and live.judge is not None and getattr(live.judge, "calibration", None) is not None:
         return live.judge.calibration
@@ -119,6 +122,7 @@ def solve(ctx: Any) -> dict:
     except CalibrationError as error:
         raise GameError(f"calibration failed: {error}", None, 422) from None
     ctx.calibration = calibration
+    ctx.calibration_from_user = True
     if ctx.live:
         ctx.live.set_rig(ctx.rig, calibration)
     ctx.store.audit("referee", "calibrated", {"markers_missing": calibration.markers_missing})
@@ -143,6 +147,7 @@ def set_herd_line(ctx: Any, points_px: list[tuple[float, float]]) -> dict:
     else:
         calibration.herd_line_mm = line
     ctx.calibration = calibration
+    ctx.calibration_from_user = True
     if ctx.live:
         ctx.live.set_rig(ctx.rig, calibration)
     ctx.store.audit("referee", "herd line set", {"points_px": points_px, "herd_line_mm": line})
@@ -165,6 +170,7 @@ def learn_meteor_colour(ctx: Any, x: float, y: float) -> dict:
     if calibration is not None and hasattr(calibration, "model_copy"):
         calibration = calibration.model_copy(update={"meteor_rgb": rgb})
         ctx.calibration = calibration
+        ctx.calibration_from_user = True
     if ctx.live:
         ctx.live.set_rig(ctx.rig, calibration)
     ctx.store.audit("referee", "meteor colour learnt", {"rgb": rgb, "at_px": [x, y]})

@@ -249,10 +249,18 @@ class GameService:
             outcome = self.derive_outcome(launch, body)
             override_id = self.store.add_override(launch_id, "overrule" if body.overrules else "override",
                                                   outcome, body.reason, body.who, target_id=body.overrules)
+            try:
+                self._amend(launch_id, body.who)
+            except GameError:
+                self.store.set_override_status(override_id, "refused")
+                if body.overrules is not None:
+                    self.store.set_override_status(body.overrules, "active")
+                self.store.audit(body.who, "override refused by the engine", {"override_id": override_id},
+                                 game_id=game_id, launch_id=launch_id)
+                raise
             self.store.audit(body.who, "override", {"override_id": override_id, "outcome": outcome,
                                                      "reason": body.reason, "overrules": body.overrules},
                              game_id=game_id, launch_id=launch_id)
-            self._amend(launch_id, body.who)
         return self._launch_changed(launch_id)
 
     def withdraw(self, override_id: int, reason: str, who: str) -> dict:
@@ -265,10 +273,16 @@ class GameService:
             target = self.store.override(override_id)
             if target["status"] != "active":
                 raise GameError(f"override {override_id} is already {target['status']}", "override_id", 409)
-            self.store.add_override(target["launch_id"], "withdraw", None, reason, who, target_id=override_id)
+            record_id = self.store.add_override(target["launch_id"], "withdraw", None, reason, who,
+                                                target_id=override_id)
+            try:
+                self._amend(target["launch_id"], who)
+            except GameError:
+                self.store.set_override_status(override_id, "active")
+                self.store.set_override_status(record_id, "refused")
+                raise
             self.store.audit(who, "withdraw override", {"override_id": override_id, "reason": reason},
                              game_id=launch["game_id"], launch_id=target["launch_id"])
-            self._amend(target["launch_id"], who)
         return self._launch_changed(target["launch_id"])
 
     _unlinked_lock = threading.RLock()

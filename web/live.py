@@ -217,12 +217,14 @@ class LiveRunner:
                 break
             backoff = min(backoff * 2, self.max_backoff)
 
-    def _new_judge(self, fps: float) -> None:
+    def _new_judge(self, fps: float, clear_ring: bool = True) -> None:
+        """A fresh judge (same calibration); `clear_ring` when frame numbers start again (a looped video)."""
         if self.judge is not None and getattr(self.judge, "calibration", None) is not None:
             self.calibration = self.judge.calibration
         self.judge = self._make_judge(fps)
-        self._generation += 1
-        self._ring.clear()
+        if clear_ring:
+            self._generation += 1
+            self._ring.clear()
         self._set_status(judge=self.judge is not None,
                          state=getattr(self.judge, "state", "no judge") if self.judge else "no judge")
 
@@ -254,16 +256,21 @@ class LiveRunner:
                 time.sleep(0.05)
                 continue
             failures = 0
-            if self._restart_judge.is_set():
+            if self._restart_judge.is_set() and self._judge_idle():
                 self._restart_judge.clear()
                 self._finish_judge(fps)
-                self._new_judge(fps)
+                self._new_judge(fps, clear_ring=False)
             self._process(frame, index, fps)
             index += 1
             if is_file and self.realtime:
                 delay = started + index / fps - time.monotonic()
                 if delay > 0:
                     time.sleep(delay)
+
+    def _judge_idle(self) -> bool:
+        """No launch under way and no clip waiting for its last second: a good moment to swap judges."""
+        state = getattr(self.judge, "state", "waiting")
+        return not self._pending and state not in ("in_hand", "in_flight")
 
     def _process(self, frame: np.ndarray, index: int, fps: float) -> None:
         events: list[Any] = []

@@ -24,15 +24,6 @@ def flash_error(message: str):
     return redirect(request.referrer or url_for("pages.game"))
 
 
-@bp.app_errorhandler(BadRequest)
-def _bad_request(error: BadRequest):
-    if request.path.startswith("/api/") or request.mimetype == "application/json":
-        from flask import jsonify
-
-        return jsonify({"error": error.message, "field": error.field}), error.status
-    return flash_error(error.message)
-
-
 @bp.app_context_processor
 def _globals():
     c = context()
@@ -59,8 +50,8 @@ def index():
 @bp.get("/live")
 def live():
     c = context()
-    latest = c.store.launches()[-1:] if c.store.launches() else []
-    latest = c.games.launch_detail(latest[0]["id"]) if latest else None
+    judged = [row for row in c.store.launches() if row["source"] == "judge"]
+    latest = c.games.launch_detail(judged[-1]["id"]) if judged else None
     return render_template("live.html", latest=latest, status=c.live.status.as_dict() if c.live else None)
 
 

@@ -213,6 +213,9 @@ class Store:
                  "active" if action != "withdraw" else "record"),
             )
 
+    def set_override_status(self, override_id: int, status: str) -> None:
+        self._write("UPDATE overrides SET status=? WHERE id=?", (status, override_id))
+
     def overrides(self, launch_id: int) -> list[dict]:
         rows = self._all("SELECT * FROM overrides WHERE launch_id=? ORDER BY id", (launch_id,))
         return [_row(r, OVERRIDE_JSON) for r in rows]

@@ -19,11 +19,14 @@ CLIP = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
 def test_judge_clip_000(benchmark):
     import cv2
 
-    cv2.setNumThreads(1)
+    cv2.setNumThreads(1)  # one core, as `meteors-judge bench` measures it
     truth = load_label(CLIP.with_suffix(".json"))
 
     def judge() -> list:
         return run_judge(CLIP, truth.scene, launch_mode=truth.launch_mode).verdicts
 
-    verdicts = benchmark.pedantic(judge, rounds=3, iterations=1)  # runs once when disabled
+    try:
+        verdicts = benchmark.pedantic(judge, rounds=3, iterations=1)  # runs once when disabled
+    finally:
+        cv2.setNumThreads(-1)  # back to OpenCV's default for the tests that follow
     assert verdicts, "the judge found no launch in clip_000"

@@ -19,24 +19,6 @@ LABELS = sorted(SAMPLES.glob("clip_*.json"))
 pytestmark = pytest.mark.skipif(not LABELS, reason="no bundled sample clips")
 
 
-def _frame(video: Path, which: int) -> np.ndarray:
-    cap = cv2.VideoCapture(str(video))
-    frame = None
-    i = 0
-    while True:
-        ok, f = cap.read()
-        if not ok:
-            break
-        if i == which:
-            frame = f
-            break
-        frame = f
-        i += 1
-    cap.release()
-    assert frame is not None
-    return frame
-
-
 def test_the_set_is_large_and_small_enough():
     assert len(LABELS) >= 24
     total = sum(p.stat().st_size for p in SAMPLES.iterdir() if p.is_file())
@@ -95,7 +77,9 @@ def test_truth_agrees_with_pixels(path: Path):
     camera = label.camera
     assert camera is not None
     # every labelled marker is detected in frame 0 at its labelled corners (within 2 px)
-    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50))
+    params = cv2.aruco.DetectorParameters()
+    params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
+    detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
     corners, ids, _ = detector.detectMarkers(cv2.cvtColor(first, cv2.COLOR_BGR2GRAY))
     found = {int(i): c.reshape(4, 2) for i, c in zip(ids.reshape(-1), corners, strict=True)} if ids is not None else {}
     pose = BoxPose.model_validate(label.box_pose.model_dump())

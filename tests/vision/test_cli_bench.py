@@ -85,6 +85,15 @@ def labelled_clip(clip: Path) -> Path:
     return clip
 
 
+@pytest.fixture(autouse=True)
+def default_threads():
+    """`bench` sets OpenCV to one thread; give the tests that follow OpenCV's default back."""
+    import cv2
+
+    yield
+    cv2.setNumThreads(-1)
+
+
 @pytest.fixture
 def stand_in(monkeypatch) -> list:
     made: list = []
@@ -126,7 +135,6 @@ def test_bench_json_with_a_label_beside_the_clip(capsys, labelled_clip, stand_in
     import cv2
 
     assert cv2.getNumThreads() == 1
-    cv2.setNumThreads(-1)  # leave OpenCV's default for the tests that follow
 
 
 def test_bench_table_without_a_label_uses_the_standard_rig(capsys, clip, stand_in):

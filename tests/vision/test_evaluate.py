@@ -243,11 +243,13 @@ def test_discover_pairs_labels_with_their_videos_and_skips_the_rest(tmp_path):
     (tmp_path / "wrong_schema.json").write_text(json.dumps(label_dict(valid="perhaps")))
     (tmp_path / "orphan.json").write_text(json.dumps(label_dict(video="gone.mp4")))
     shutil.copy(STANDARD_RIG, tmp_path / "rig.json")  # a rig is JSON too, but no label
+    (tmp_path / "index.json").write_text(json.dumps({"schema": "meteors-launch-truth/1", "clips": []}))
     clips, skipped = discover(tmp_path)
     assert [(c.name, c.video_path.name) for c in clips] == [("a.json", "a.mp4"), ("b_label.json", "take_b.avi")]
     reasons = {item.path.name: item.reason for item in skipped}
-    assert set(reasons) == {"broken.json", "wrong_schema.json", "orphan.json", "rig.json"}
+    assert set(reasons) == {"broken.json", "wrong_schema.json", "orphan.json", "rig.json", "index.json"}
     assert "valid" in reasons["wrong_schema.json"]
     assert reasons["rig.json"].startswith("not a launch label")
+    assert reasons["index.json"].startswith("not a launch label")
     assert reasons["broken.json"].startswith("not a valid meteors-launch-truth/1 label")
     assert "'gone.mp4' is not beside it" in reasons["orphan.json"]

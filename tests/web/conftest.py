@@ -10,6 +10,7 @@ import pytest
 
 from web import context, create_app
 
+
 @pytest.fixture
 def data_dir(tmp_path: Path) -> Path:
     return tmp_path / "data"

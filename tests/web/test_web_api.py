@@ -6,7 +6,7 @@ import json
 import threading
 
 import pytest
-from web_helpers import PLAYERS, csrf_of, herd_type, new_game, state
+from web_helpers import PLAYERS, csrf_of, herd_type, new_game, play_to_the_end, state
 
 from web import context, create_app
 
@@ -303,25 +303,33 @@ def test_queries_are_validated(client):
 
 
 def test_server_sent_events_reach_every_browser(app):
-    client = app.test_client()
     hub = context(app).hub
     done = threading.Event()
+    bodies: list[str] = []
+
+    def watch() -> None:
+        response = app.test_client().get("/api/events?max_events=1&timeout=5")
+        assert response.mimetype == "text/event-stream"
+        bodies.append(response.get_data(as_text=True))
+
+    watchers = [threading.Thread(target=watch) for _ in range(2)]  # two phones at the table
+    for watcher in watchers:
+        watcher.start()
 
     def publish() -> None:
         while not done.is_set():
             hub.publish("game", {"game_id": 42})
             done.wait(0.05)
 
-    thread = threading.Thread(target=publish)
-    thread.start()
-    try:
-        response = client.get("/api/events?max_events=1&timeout=5")
-        body = response.get_data(as_text=True)
-    finally:
-        done.set()
-        thread.join()
-    assert response.mimetype == "text/event-stream"
-    assert "event: game" in body and '"game_id": 42' in body
+    publisher = threading.Thread(target=publish)
+    publisher.start()
+    for watcher in watchers:
+        watcher.join(10)
+    done.set()
+    publisher.join()
+    assert len(bodies) == 2
+    for body in bodies:
+        assert "event: game" in body and '"game_id": 42' in body
 
 
 def test_camera_off_endpoints(client):
@@ -333,3 +341,62 @@ def test_camera_off_endpoints(client):
     assert client.post("/api/calibration/herd-line", json={"points_px": [[1, 1], [1, 1]]}).json["field"] == "points_px"
     assert client.post("/api/calibration/solve", json={}).status_code == 409
     assert client.post("/api/calibration/solve").status_code == 415  # no JSON content type: could be a forged form
+
+
+def test_final_scores_with_each_category(client):
+    game_id = new_game(client)
+    final = play_to_the_end(client, game_id)
+    scores = final["scores"]
+    assert {p["name"] for p in scores["players"]} == {p["name"] for p in PLAYERS}
+    assert scores["winner_names"]
+    page = client.get(f"/game/{game_id}/scores").get_data(as_text=True)
+    for heading in ("Hatchling points", "herbivore triples", "Velociraptor majority", "Food tokens", "Total"):
+        assert heading in page
+    assert client.get("/api/games").json["games"][0]["status"] == "over"
+    refused = client.post(f"/api/games/{game_id}/launch", json={"outcome": "void"})
+    assert refused.status_code == 409
+
+
+def test_table_dealer_reports_reveals(client):
+    game_id = new_game(client, autoplay=False, dealer="table")
+    pending = state(client, game_id)["pending"][0]
+    assert pending["actor"] == "dealer" and pending["kind"] == "deal_hand" and pending["count"] == 4
+    wrong = client.post(f"/api/games/{game_id}/commands", json={"option": pending["options"][:3]})
+    assert wrong.status_code == 409
+    response = client.post(f"/api/games/{game_id}/commands", json={"option": pending["options"][:4]})
+    assert response.status_code == 200
+    assert response.json["view"]["players"][pending["seat"]]["hand_count"] == 4
+    assert "Choose 4" in client.get(f"/game/{game_id}").get_data(as_text=True)
+
+
+def test_override_of_an_undone_launch_is_refused_and_marked(client):
+    game_id = new_game(client)
+    _, launch = _void_launch(client, game_id)
+    events = client.get(f"/api/games/{game_id}").json["events"]
+    assert events > 0
+    # undo back past the launch's verdict: the engine has nothing to amend any more
+    def resolved() -> bool:
+        records = state(client, game_id)["engine_launches"]
+        return any(r["index"] == launch["engine_launch"] and r["outcome"] for r in records)
+
+    while resolved():
+        assert client.post(f"/api/games/{game_id}/undo", json={"steps": 1}).status_code == 200
+    refused = client.post(f"/api/launches/{launch['id']}/overrides", json={"outcome": "water", "reason": "late"})
+    assert refused.status_code == 409
+    detail = client.get(f"/api/launches/{launch['id']}").json
+    assert [o["status"] for o in detail["overrides"]] == ["refused"]
+    assert detail["outcome"] == {"outcome": "void", "dinosaur": None}
+
+
+def test_form_mistakes_are_shown_on_the_page(client):
+    game_id = new_game(client)
+    _, launch = _void_launch(client, game_id)
+    token = csrf_of(client, f"/launches/{launch['id']}")
+    response = client.post(f"/launches/{launch['id']}/override", data={"csrf_token": token, "outcome": "water"},
+                           headers={"Referer": f"/launches/{launch['id']}"}, follow_redirects=True)
+    assert response.status_code == 200
+    assert "reason" in response.get_data(as_text=True) and 'class="flash error"' in response.get_data(as_text=True)
+    ok = client.post(f"/launches/{launch['id']}/override",
+                     data={"csrf_token": token, "region": "outside", "reason": "it rolled out", "who": "Ada"})
+    assert ok.status_code == 302
+    assert client.get(f"/api/launches/{launch['id']}").json["overrides"][0]["who"] == "Ada"

@@ -54,10 +54,14 @@ def served(tmp_path_factory):
     clip = _clip(tmp_path_factory)
     data = tmp_path_factory.mktemp("served") / "data"
     # the game is created first (a restart then finds it), so the clip's first verdict resolves its launch
+    from web_helpers import new_game, play_to_the_end
+
     from web import context, create_app
 
     app = create_app({"DATA_DIR": data})
     client = app.test_client()
+    finished = new_game(client)
+    play_to_the_end(client, finished, outcomes=("water", "void", "void"))
     game = client.post("/api/games", json={"name": "Browser test", "players": [
         {"name": "Carlo"}, {"name": "Gianna"}, {"name": "Marco"}], "seed": 5, "autoplay": True}).json["id"]
     context(app).store.close()
@@ -78,7 +82,7 @@ def served(tmp_path_factory):
     if url is None:
         process.kill()
         pytest.fail(f"serve did not start: {process.stderr.read()}")
-    yield {"url": url, "game": game, "data": data}
+    yield {"url": url, "game": game, "finished": finished, "data": data}
     os.killpg(process.pid, signal.SIGINT)
     try:
         process.wait(10)
@@ -119,6 +123,7 @@ def test_verdict_dispute_overrule_and_amended_game(served, browser):
 
     # Live: the stream and the judge's verdict (pushed by Server-Sent Events, or already there)
     page.goto(f"{url}/live")
+    page.wait_for_selector("#conn.ok")  # the Server-Sent Events stream is open
     page.wait_for_selector("#verdict-card", timeout=60_000)
     launch_id = int(page.get_attribute("#verdict-card", "data-launch"))
     assert page.locator("#verdict-card .badge").first.inner_text()
@@ -178,11 +183,19 @@ def test_verdict_dispute_overrule_and_amended_game(served, browser):
     _shot(page, "game")
 
     for name, path in (("launches", "/launches"), ("calibration", "/calibration"),
-                       ("scores", f"/game/{game_id}/scores"), ("new_game", "/game/new")):
+                       ("scores", f"/game/{served['finished']}/scores"), ("new_game", "/game/new")):
         page.goto(f"{url}{path}")
         page.wait_for_load_state("load")
         if name == "calibration":
             page.wait_for_selector("#cal-figures table")
+            # click two points on the frame to set the herd line; the figures then say it came from the user
+            page.click("#mode-herd")
+            box = page.locator("#calframe").bounding_box()
+            page.mouse.click(box["x"] + box["width"] * 0.30, box["y"] + box["height"] * 0.15)
+            page.mouse.click(box["x"] + box["width"] * 0.28, box["y"] + box["height"] * 0.85)
+            page.wait_for_selector("text=herd line set")
+            assert "from user" in page.inner_text("#cal-figures")
+            page.wait_for_timeout(300)
         _shot(page, name)
     page.close()
 

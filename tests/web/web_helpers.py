@@ -28,3 +28,15 @@ def herd_type(client, game_id: int) -> str:
     """A dinosaur type in the Herd now (the launch card's type is always there during a launch)."""
     view = state(client, game_id)["view"]
     return view["launch"]["dinosaur"] if view["launch"] and view["launch"]["dinosaur"] else view["herd"][0]["dinosaur"]
+
+
+def play_to_the_end(client, game_id: int, outcomes: tuple[str, ...] = ("void", "water")) -> dict:
+    """Autoplay game: record launch outcomes by hand until the game is over."""
+    for number in range(200):
+        data = state(client, game_id)
+        if data["over"]:
+            return data
+        outcome = outcomes[number % len(outcomes)]
+        response = client.post(f"/api/games/{game_id}/launch", json={"outcome": outcome})
+        assert response.status_code == 201, response.json
+    raise AssertionError("the game did not end")

@@ -116,7 +116,9 @@ function livePage() {
     message.textContent = s.message + (s.reconnect_in ? ` (reconnecting in ${s.reconnect_in} s)` : "");
     message.className = s.connected ? "" : "warn";
   });
+  let firstEvent = true;
   on("judge", (e) => {
+    if (firstEvent) { log.replaceChildren(); firstEvent = false; }
     if (e.kind === "state") state.textContent = e.message.replaceAll("_", " ");
     log.prepend(el("li", {}, `frame ${e.frame}: ${e.kind}${e.message && e.message !== e.kind ? ` — ${e.message}` : ""}`));
     while (log.children.length > 8) log.lastChild.remove();
@@ -279,6 +281,12 @@ function calibrationPage() {
     } catch (error) { toast(error.message); mode = null; hint.textContent = ""; }
   });
   setInterval(() => { if (!mode) refresh(); }, 5000);
+}
+
+// times are stored in UTC; show them in the browser's own time
+for (const node of document.querySelectorAll("time[datetime]")) {
+  const date = new Date(node.getAttribute("datetime"));
+  if (!Number.isNaN(date.getTime())) node.textContent = date.toLocaleTimeString();
 }
 
 connect();
