@@ -464,10 +464,16 @@ def solve_launch(rng: np.random.Generator, scene: Scene, case: dict, world: Worl
 # ---- one clip ----------------------------------------------------------------------------------------
 def generate_clip(out_dir: Path, index: int, seed: int) -> dict:
     """Write clip_NNN.mp4 + clip_NNN.json; re-drawn (deterministically) if a marker is not detectable."""
+    info = None
     for attempt in range(6):
-        info = _generate_clip(out_dir, index, seed, attempt)
+        try:
+            info = _generate_clip(out_dir, index, seed, attempt)
+        except NoLaunchFound:
+            continue
         if markers_detected(out_dir / info["video"], out_dir / info["label"]):
             return info
+    if info is None:
+        raise NoLaunchFound(f"clip {index}: no launch found")
     return info
 
 
