@@ -57,7 +57,7 @@ def discover(folder: str | Path) -> tuple[list[LabelledClip], list[Skipped]]:
             truth = load_label(label_path)
         except LabelError as error:
             if _is_other_json(label_path):
-                skipped.append(Skipped(label_path, "not a launch label (no schema, video, scene or release)"))
+                skipped.append(Skipped(label_path, "not a launch label (no video, scene or release)"))
             else:
                 skipped.append(Skipped(label_path, f"not a valid meteors-launch-truth/1 label: {error}"))
             continue

@@ -29,30 +29,44 @@ def rig_file(tmp_path: Path, label) -> Path:
     return path
 
 
-def test_analyze_json_gives_the_verdict_of_the_label(capsys, rig_file, label, tmp_path):
-    snapshot = tmp_path / "moment.png"
-    code = main(
-        ["analyze", str(CLIP), "--rig", str(rig_file), "--launch-mode", label.launch_mode, "--json",
-         "--snapshot", str(snapshot)]
-    )
-    out, err = capsys.readouterr()
+@pytest.fixture(scope="module")
+def analyzed(tmp_path_factory, label):
+    """`analyze --json --snapshot` run once on clip_000: (exit code, stdout, stderr, snapshot path)."""
+    import subprocess
+    import sys
+
+    folder = tmp_path_factory.mktemp("analyze")
+    rig = folder / "rig.json"
+    rig.write_text(label.scene.model_dump_json(indent=2))
+    snapshot = folder / "moment.png"
+    argv = ["analyze", str(CLIP), "--rig", str(rig), "--launch-mode", label.launch_mode, "--json",
+            "--snapshot", str(snapshot)]
+    done = subprocess.run([sys.executable, "-m", "cli.main", *argv], capture_output=True, text=True, timeout=300)
+    return done.returncode, done.stdout, done.stderr, snapshot
+
+
+def test_analyze_json_is_one_object_and_the_snapshot_is_written(analyzed, label):
+    code, out, err, snapshot = analyzed
     assert code == 0, err
     payload = json.loads(out)  # exactly one JSON object on standard output
     assert list(payload) == ["launches"]
     assert len(payload["launches"]) == 1
-    verdict = payload["launches"][0]
-    assert verdict["outcome"] == label.outcome
-    assert verdict["dinosaur"] == label.dinosaur
-    assert verdict["valid"] == label.valid
-    assert verdict["bounces_before_box"] == label.bounces_before_box
-    assert verdict["herd_line_ok"] == label.herd_line_ok
-    assert abs(verdict["release"]["frame"] - label.release.frame) <= 3
     assert "\r" not in err  # no progress bar when standard error is not a terminal
 
     import cv2
 
     picture = cv2.imread(str(snapshot))
     assert picture is not None and picture.shape[:2] == (label.frame_size[1], label.frame_size[0])
+
+
+def test_analyze_json_gives_the_verdict_of_the_label(analyzed, label):
+    code, out, err, _ = analyzed
+    assert code == 0, err
+    verdict = json.loads(out)["launches"][0]
+    judged = {key: verdict[key] for key in ("outcome", "dinosaur", "valid", "bounces_before_box", "herd_line_ok")}
+    truth = {key: getattr(label, key) for key in judged}
+    assert judged == truth
+    assert abs(verdict["release"]["frame"] - label.release.frame) <= 3
 
 
 def test_analyze_prints_a_summary_for_a_person(capsys, rig_file, label):
