@@ -765,8 +765,8 @@ def generate(out_dir: str | Path, n: int, seed: int = 0, workers: int = 2, progr
                 results.append(result)
                 bar.update(1)
     bar.close()
-    index = {"schema": "meteors-launch-truth/1", "seed": seed, "count": len(results),
-             "generator": "meteors-judge samples generate", "clips": results}
+    index = {"schema": "meteors-launch-index/1", "labels_schema": "meteors-launch-truth/1",
+             "seed": seed, "count": len(results), "generator": "meteors-judge samples generate", "clips": results}
     (out / "index.json").write_text(json.dumps(index, indent=2) + "\n", encoding="utf-8")
     return results
 
