@@ -256,7 +256,10 @@ def default_rig_path() -> Path:
 
 
 def load_rig(path: str | Path) -> Rig:
-    """Read a rig from JSON or TOML; every problem becomes a `RigError` naming file and field."""
+    """Read a rig from JSON or TOML, or a labelled clip's JSON (its `scene` is a rig).
+
+    Every problem becomes a `RigError` naming the file and the field.
+    """
     path = Path(path)
     try:
         text = path.read_text(encoding="utf-8")
@@ -268,6 +271,11 @@ def load_rig(path: str | Path) -> Rig:
         data = tomllib.loads(text) if path.suffix.lower() == ".toml" else json.loads(text)
     except (json.JSONDecodeError, tomllib.TOMLDecodeError) as error:
         raise RigError(f"{path} is not valid {path.suffix.lstrip('.').upper() or 'JSON'}: {error}") from None
+    if isinstance(data, dict) and str(data.get("schema", "")).startswith("meteors-launch-truth/"):
+        # a labelled clip's JSON: its `scene` is the rig the clip was made with
+        if "scene" not in data:
+            raise RigError(f"{path}: a launch label without a scene")
+        return rig_from_dict(data["scene"], source=f"{path} (scene)")
     return rig_from_dict(data, source=str(path))
 
 

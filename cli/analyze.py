@@ -23,7 +23,8 @@ VERDICT_SHOWN_SECONDS = 2.0  # how long the annotated video keeps showing a verd
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("clip", help="video file to judge (e.g. sample_videos/clip_000.mp4)")
-    parser.add_argument("--rig", required=True, help="rig file (JSON or TOML) describing the table, box and herd")
+    parser.add_argument("--rig", required=True, help="rig file (JSON or TOML) describing the table, box and herd, "
+                        "or a labelled clip's JSON (its scene)")
     parser.add_argument("--cal", help="calibration file saved by `meteors-judge calibrate` (else found from markers)")
     parser.add_argument(
         "--launch-mode", choices=LAUNCH_MODES, default="standard", help="standard: 1 table bounce; hard: 2"

@@ -33,11 +33,11 @@ def add_common_arguments(parser: argparse.ArgumentParser, default_data: str | No
 
 
 def load_inputs(args: argparse.Namespace) -> tuple[object, object]:
-    from calibration.rig import RigError
+    from calibration.rig import RigError, load_rig
     from web import DEFAULT_RIG
 
     try:
-        rig = load_rig_or_label(args.rig or DEFAULT_RIG)
+        rig = load_rig(args.rig or DEFAULT_RIG)
     except RigError as error:
         raise UserError(str(error)) from None
     calibration = None
@@ -49,24 +49,6 @@ def load_inputs(args: argparse.Namespace) -> tuple[object, object]:
         except CalibrationError as error:
             raise UserError(str(error)) from None
     return rig, calibration
-
-
-def load_rig_or_label(path: Path):
-    """A rig file, or a labelled clip's JSON (`meteors-launch-truth/1`), whose `scene` is a rig."""
-    import json
-
-    from calibration.rig import RigError, load_rig, rig_from_dict
-
-    if path.suffix.lower() == ".json" and path.exists():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            data = None
-        if isinstance(data, dict) and str(data.get("schema", "")).startswith("meteors-launch-truth/"):
-            if "scene" not in data:
-                raise RigError(f"{path}: a label without a scene")
-            return rig_from_dict(data["scene"], source=f"{path} (scene)")
-    return load_rig(path)
 
 
 def check_video(path: Path) -> None:
