@@ -20,6 +20,10 @@ from vision.trajectory import BALLISTIC, Segment, build_geometry, fit_release, f
 from vision.truth import required_table_bounces
 from vision.verdict import JudgedBounce, JudgedRelease, JudgedRest, Margin, Verdict
 
+RELEASE_CHI2 = 4.0  # residual allowance (chi²) for the earliest release the free arc still explains
+HAND_SIGMA = 2.5  # centroid noise of a sighting touching the hand, relative to a clear one
+RELEASE_MAX_LAG_S = 0.2  # the hand touches the freed meteor at most this long
+RELEASE_FRAME_SIGMA = 3.0  # one sigma of the release frame (measured on dev seeds: ±2–5 frames)
 CALIBRATION_MM = 1.5  # one sigma of a table point from the calibration (issue 4's figures)
 
 
@@ -52,6 +56,31 @@ def _rest_start(px: np.ndarray, flags: np.ndarray, tolerance_px: float) -> int:
     while index > 0 and flags[index - 1] != 2 and np.hypot(*(px[index - 1] - final)) <= tolerance_px:
         index -= 1
     return index
+
+
+def times_of(frames: np.ndarray, fps: float) -> np.ndarray:
+    return (frames - frames[0]) / fps if len(frames) else np.zeros(0)
+
+
+def _throw_start(px: np.ndarray, times: np.ndarray, stop: int, still_px: float = 0.8, min_run: int = 5) -> int:
+    """Index where the throw begins: the end of the last still (held) run that a big move follows.
+
+    While held the meteor barely moves; the throw then carries it tens of pixels within a quarter
+    second. Runs of stillness later (a slow roll before the rest) are not followed by such a move.
+    """
+    if stop < 2:
+        return 0
+    steps = np.hypot(*np.diff(px[:stop], axis=0).T)
+    best, run = 0, 0
+    for index, step in enumerate(steps):
+        run = run + 1 if step < still_px else 0
+        if run >= min_run:
+            end = index + 1
+            horizon = np.searchsorted(times, times[end] + 0.25)
+            ahead = px[end : min(horizon, stop)]
+            if len(ahead) and np.max(np.hypot(*(ahead - px[end]).T)) > 40.0:
+                best = end
+    return best
 
 
 def _noise_levels(px: np.ndarray, diam: np.ndarray, config) -> tuple[float, float]:
@@ -167,37 +196,37 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             size_scale = ratio
     diam = diam / size_scale
 
-    # -- the free flight: after the last frame the hand touched the meteor ------------------------
-    hand_end = -1
-    for index in range(min(rest_index, len(flags)) - 1, -1, -1):
-        if flags[index] == 3:
-            hand_end = index
-            break
-    free_start = hand_end + 1
-    # a free flight never pauses: if the meteor stood still (held) after that, the flight starts later
-    run, last_still_end = 0, -1
-    for index in range(free_start, min(rest_index, len(px)) - 1):
-        run = run + 1 if np.hypot(*(px[index + 1] - px[index])) < 0.8 else 0
-        if run >= 6:
-            last_still_end = index + 1
-    if last_still_end > free_start:
-        free_start = last_still_end
+    # -- the free flight: the throw starts when the held meteor stops being still; the free
+    # flight proper at the first clear (hand-free) run of sightings after that
+    throw_start = _throw_start(px, times_of(frames, track.fps), rest_index)
+    free_start = throw_start + 1
+    while free_start < rest_index - 3 and not all(f in (0, 1) for f in flags[free_start : free_start + 3]):
+        free_start += 1
     if flight_stop - free_start < 4:
         free_start = max(0, flight_stop - 4)
+    throw_start = min(throw_start, free_start)
 
     # -- impacts: kinks of the pixel track over the free flight ------------------------------------
     times = (frames - frames[0]) / track.fps
     fps = track.fps
     noisy = (flags == 1) | (flags == 3)
     sigma_px, sigma_size = _noise_levels(px[free_start:flight_stop], diam[free_start:flight_stop], config)
-    sigma = np.where(noisy, sigma_px * config.hand_sigma_factor, sigma_px)
-    size_rel = np.hypot(np.where(noisy, 3.0, 1.0) * sigma_size / np.maximum(diam, 1.0), config.size_bias_rel)
+    sigma = np.where(flags == 3, sigma_px * HAND_SIGMA, np.where(noisy, sigma_px * config.hand_sigma_factor, sigma_px))
+    size_rel = np.hypot(sigma_size / np.maximum(diam, 1.0), config.size_bias_rel)
+    size_rel = np.where(flags == 3, 10.0, size_rel)  # a meteor partly hidden by the hand: its size says nothing
     geo_all = build_geometry(
-        camera, px[:flight_stop], diam[:flight_stop], times[:flight_stop], rig.meteor.diameter_mm,
-        sigma_px=sigma[:flight_stop], size_rel=size_rel[:flight_stop], contact_heights=(radius, floor_z, rim_z),
+        camera,
+        px[:flight_stop],
+        diam[:flight_stop],
+        times[:flight_stop],
+        rig.meteor.diameter_mm,
+        sigma_px=sigma[:flight_stop],
+        size_rel=size_rel[:flight_stop],
+        contact_heights=(radius, floor_z, rim_z),
     )
     analysis.geo = geo_all
     analysis.free_start_frame = int(frames[free_start])
+    analysis.throw_start_frame = int(frames[throw_start])
     ok_idx = np.flatnonzero(ok)
     free_t = times[free_start:flight_stop]
     free_px = px[free_start:flight_stop]
@@ -217,8 +246,10 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         else:
             floor_xy = camera.pixel_to_plane(pixel, floor_z)[0, :2]
             inner = outline_signed_mm(rig, pose, floor_xy)
-            surface = "box_floor" if classify_point(rig, pose, floor_xy).region not in ("rim", "outside") else (
-                "box_rim" if inner > 0 else "box_wall"
+            surface = (
+                "box_floor"
+                if classify_point(rig, pose, floor_xy).region not in ("rim", "outside")
+                else ("box_rim" if inner > 0 else "box_wall")
             )
         kinks.append((right[0], t_k, ground, surface, strength, sd))
 
@@ -241,18 +272,35 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     if kinks and kinks[0][3] == "table":
         landing = (kinks[0][1], radius, 3.0)
     if first_stop - free_start >= 3:
-        window_start = max(0, free_start - config.release_lookback)
-        # the hand lingers by the meteor for a moment after letting go: the release comes before
-        # the first hand-free sighting, by roughly 0.03–0.15 s
-        t_lo = max(times[window_start] + 1.0 / fps, times[free_start] - config.release_search_s[1])
-        t_hi = max(t_lo, times[free_start] - config.release_search_s[0])
-        taus = np.arange(t_lo, max(t_hi, t_lo) + 1e-9, 0.1 / fps)
-        tau, rss_curve, _, arc = fit_release(geo_all, window_start, first_stop, taus, landing)
+        # the throw is a smooth push (a cubic), then the free arc: the release is the change point,
+        # searched from the start of the throw to the first hand-free sighting
+        window_start = max(throw_start, free_start - config.release_lookback)
+        t_lo = times[window_start] + 1.0 / fps
+        t_hi = max(t_lo, times[free_start] + 0.5 / fps)
+        taus = np.arange(t_lo, t_hi + 1e-9, 0.25 / fps)
+        if landing is not None:
+            # the first landing's time is known to a frame from the kink: the best of a few around it
+            options = []
+            for shift in np.linspace(-1.0, 1.0, 5) / fps:
+                trial = (landing[0] + shift, radius, 1.0)
+                fitted = fit_release(geo_all, window_start, first_stop, taus, trial)
+                options.append((float(np.min(fitted[1])), trial, fitted))
+            _, landing, (tau, rss_curve, _, arc) = min(options, key=lambda o: o[0])
+        else:
+            tau, rss_curve, _, arc = fit_release(geo_all, window_start, first_stop, taus, landing)
         if arc is None or not np.isfinite(arc.params).all():
             arc = fit_segment(geo_all, free_start, first_stop, BALLISTIC)
         frame0 = float(frames[0])
         offset = config.exposure_half_frames
-        plausible = taus[rss_curve <= rss_curve.min() + 4.0]
+        # the frames between the release and the first hand-free sighting are ballistic too (only
+        # partly hidden): a later change point merely lets the push model soak up the hand's bias.
+        # The release is the earliest change point the free arc still explains within noise.
+        allowed = rss_curve <= rss_curve.min() + RELEASE_CHI2
+        tau = float(taus[int(np.argmax(allowed))])
+        tau, _, _, arc_early = fit_release(geo_all, window_start, first_stop, np.array([tau]), landing)
+        if arc_early is not None and np.isfinite(arc_early.params).all():
+            arc = arc_early
+        plausible = taus[rss_curve <= rss_curve.min() + 2 * RELEASE_CHI2]
         frame_candidates = sorted({int(np.ceil(frame0 + t * fps + offset - 1e-9)) for t in plausible})
         release_frame = int(np.ceil(frame0 + tau * fps + offset - 1e-9))
         t_rel = (release_frame - frame0) / fps
@@ -270,11 +318,16 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         sigma_z = config.release_height_sigma_mm * (1.0 if arc_ok else 2.0)
         p_rel = camera.pixel_to_plane(rel_pixel.reshape(1, 2), z_rel)[0]
         lever = camera.pixel_to_plane(rel_pixel.reshape(1, 2), z_rel + sigma_z)[0, :2] - p_rel[:2]
-        step = camera.pixel_to_plane(
-            np.array([[np.interp(t_rel + 1.0 / fps, times, px[:, 0]), np.interp(t_rel + 1.0 / fps, times, px[:, 1])]]),
-            z_rel,
-        )[0, :2] - p_rel[:2]
-        frame_sigma = config.release_frame_sigma + 0.1 * max(0, len(frame_candidates) - 1)
+        step = (
+            camera.pixel_to_plane(
+                np.array(
+                    [[np.interp(t_rel + 1.0 / fps, times, px[:, 0]), np.interp(t_rel + 1.0 / fps, times, px[:, 1])]]
+                ),
+                z_rel,
+            )[0, :2]
+            - p_rel[:2]
+        )
+        frame_sigma = RELEASE_FRAME_SIGMA + 0.1 * max(0, len(frame_candidates) - 1)
         analysis.release_index = int(np.searchsorted(track.frames, release_frame))
         positions = np.full((len(track.frames), 3), np.nan)
         span = slice(window_start, first_stop)
@@ -293,7 +346,28 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             )
             herd_ok = signed >= 0
             release_margin = Margin(margin_mm=abs(signed), uncertainty_mm=uncertainty)
-            if abs(signed) < k * uncertainty:
+
+            # bounds that need no release frame: the meteor crosses the line towards the box, so the
+            # release lies between the first hand-free sighting (latest) and the earliest plausible
+            # release (earliest); when both bounds agree the call is sure whatever the frame
+            def signed_at(index: int) -> float:
+                z_here = float(np.clip(arc.position(times[index])[0][2], radius, 600.0))
+                xy = camera.pixel_to_plane(px[index].reshape(1, 2), z_here)[0, :2]
+                return float(herd_line_signed(rig, pose, xy, herd))
+
+            lag = max(1, int(round(RELEASE_MAX_LAG_S * fps)))
+            late = signed_at(free_start)
+            early = signed_at(max(window_start, free_start - lag))
+            bound_sigma = (
+                float(np.hypot(CALIBRATION_MM, 2.0 * sigma_px / px_per_mm)) + 0.05 * config.release_height_sigma_mm
+            )
+            if late - k * bound_sigma >= 0:
+                herd_ok = True
+                release_margin = Margin(margin_mm=max(abs(signed), late), uncertainty_mm=bound_sigma)
+            elif early + k * bound_sigma >= 0 and not herd_ok:
+                # the earliest plausible release is behind the line: a foul call rests on the frame
+                dispute.append(f"release {signed:+.0f} mm from the herd line, the frame uncertain")
+            elif abs(signed) < k * uncertainty:
                 dispute.append(f"release {signed:+.0f} mm from the herd line (±{uncertainty:.0f} mm)")
         # sanity: a launch is released well away from the box and starts with a free arc
         box_gap = -outline_signed_mm(rig, pose, p_rel[:2])
@@ -307,6 +381,12 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         )
     else:
         dispute.append("no free flight found in the track")
+
+    # a meteor hidden (coasted) between the throw and its first impact: the early flight is unseen
+    first_seen_stop = int(frames[min(first_stop, len(frames) - 1)])
+    hidden = (track.frames >= frames[throw_start]) & (track.frames <= first_seen_stop) & (track.flags == 2)
+    if np.any(hidden):
+        dispute.append(f"meteor hidden for {int(hidden.sum())} frame(s) between release and first impact")
 
     # -- bounces ---------------------------------------------------------------------------------
     judged_bounces = []
@@ -328,7 +408,11 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         if surface == "table" and before:
             if not weak:
                 table_before += 1
-            if weak or sd > -2.0 * radius or (entered_time is not None and entered_time - t_k < 1.5 / fps):
+            if (
+                strength < 2 * config.kink_min_mm_s
+                or sd > -2.0 * radius
+                or (entered_time is not None and entered_time - t_k < 1.5 / fps)
+            ):
                 doubtful.append(frame)
     analysis.bounce_indices = [int(ok_idx[kk[0]]) for kk in kinks]
     required = required_table_bounces(mode)
@@ -336,8 +420,10 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     bounce_margin = Margin(
         margin_mm=float(abs(table_before - required + 0.5) - 0.5), uncertainty_mm=float(len(doubtful))
     )
-    if doubtful and abs(table_before - required + 0.5) < len(doubtful) + 0.5:
+    if doubtful:
         dispute.append(f"doubtful bounce(s) at frame(s) {doubtful}")
+    elif table_before >= 3:
+        dispute.append(f"{table_before} table bounces: small hops are easily miscounted")
 
     # -- rest and region -------------------------------------------------------------------------
     rest = None

@@ -15,6 +15,12 @@ Cheap by design (the judge must run several times faster than real time on one c
 - A background model (running average of the small frame, updated slowly and never under the
   meteor) tells moving meteor-coloured blobs from static ones of the same colour (a painted
   compartment, a card), which are ignored unless the meteor is known to be there.
+
+Per frame the pipeline does not search the whole small frame while it tracks the meteor: it
+searches a window around the prediction (`candidates_near`), and while nothing is tracked it
+first asks a very cheap change test (`changed`: a strided grey sample against the one of the last
+full search) whether anything moved at all. Backgrounds are updated in place, without full-size
+masks, and the refinement's alpha sums run only over the blob's fringe.
 """
 
 from __future__ import annotations
@@ -68,6 +74,19 @@ class MeteorDetector:
         self.full_background: np.ndarray | None = None  # float32 full frame, refreshed every few frames
         self._learned_bgr: np.ndarray | None = None  # the meteor's mean colour as this camera sees it
         self._frames_seen = 0
+        # the last candidate search: its small image, mask and where it sits in the small frame
+        self._last_small: np.ndarray | None = None
+        self._last_mask: np.ndarray | None = None
+        self._last_origin = (0, 0)
+        # change test: the strided sample step (full-res px) and the sample of the last full search
+        self.change_step = 8
+        self.change_level = 30  # a sample changed when one of its channels moved this much
+        self._change_reference: np.ndarray | None = None
+        # integer halvings take OpenCV's fast 2×2 INTER_AREA path (a direct /4 does not)
+        self._halvings = 0
+        if self.width % self.scale == 0 and self.height % self.scale == 0:
+            while (1 << (self._halvings + 1)) <= self.scale and self.scale % (1 << (self._halvings + 1)) == 0:
+                self._halvings += 1
 
     def set_colour(
         self,
@@ -115,12 +134,42 @@ class MeteorDetector:
         if exclude is None:
             cv2.accumulateWeighted(frame_bgr, self.full_background, rate)
         else:
-            keep = np.full(frame_bgr.shape[:2], 255, np.uint8)
-            cv2.circle(keep, (int(exclude[0]), int(exclude[1])), int(exclude[2]) + 4, 0, -1)
-            cv2.accumulateWeighted(frame_bgr, self.full_background, rate, mask=keep)
+            _blend_except_disc(
+                frame_bgr, self.full_background, rate, int(exclude[0]), int(exclude[1]), int(exclude[2]) + 4
+            )
 
     def reduce(self, frame_bgr: np.ndarray) -> np.ndarray:
-        return cv2.resize(frame_bgr, self.small_size, interpolation=cv2.INTER_AREA)
+        """The frame `scale` times smaller (the mean of each scale×scale block)."""
+        return self._reduce(frame_bgr, self.small_size)
+
+    def _reduce(self, image: np.ndarray, size: tuple[int, int]) -> np.ndarray:
+        if self.scale == 1:
+            return image
+        if self._halvings == 0:
+            return cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        for _ in range(self._halvings):
+            image = cv2.resize(image, (image.shape[1] // 2, image.shape[0] // 2), interpolation=cv2.INTER_AREA)
+        if image.shape[1] != size[0] or image.shape[0] != size[1]:
+            image = cv2.resize(image, size, interpolation=cv2.INTER_AREA)
+        return image
+
+    def changed(self, frame_bgr: np.ndarray) -> bool:
+        """Whether anything moved since the last `remember_scene` (a strided sample; tens of µs)."""
+        if self._change_reference is None:
+            return True
+        diff = cv2.absdiff(self._sample(frame_bgr), self._change_reference)
+        return bool(cv2.countNonZero(cv2.compare(diff.reshape(diff.shape[0], -1), self.change_level, cv2.CMP_GT)))
+
+    def remember_scene(self, frame_bgr: np.ndarray) -> None:
+        self._change_reference = self._sample(frame_bgr)
+
+    def _sample(self, frame_bgr: np.ndarray) -> np.ndarray:
+        # every change_step-th pixel: INTER_NEAREST is a strided copy in C, far cheaper than numpy's
+        size = (max(1, self.width // self.change_step), max(1, self.height // self.change_step))
+        return cv2.resize(frame_bgr, size, interpolation=cv2.INTER_NEAREST)
+
+    def forget_scene(self) -> None:
+        self._change_reference = None
 
     def update_background(self, small: np.ndarray, exclude: tuple[float, float, float] | None, rate: float) -> None:
         """Blend `small` into the background, except in a disc (x, y, radius; full-res px) around the meteor."""
@@ -130,44 +179,93 @@ class MeteorDetector:
         if exclude is None:
             cv2.accumulateWeighted(small, self.background, rate)
         else:
-            keep = np.full(small.shape[:2], 255, np.uint8)
             s = self.scale
-            cv2.circle(keep, (int(exclude[0] / s), int(exclude[1] / s)), int(exclude[2] / s) + 3, 0, -1)
-            cv2.accumulateWeighted(small, self.background, rate, mask=keep)
+            _blend_except_disc(
+                small, self.background, rate, int(exclude[0] / s), int(exclude[1] / s), int(exclude[2] / s) + 3
+            )
 
     # -- detection -------------------------------------------------------------------------------
 
-    def candidates(self, small: np.ndarray) -> list[tuple[float, float, float, float, int]]:
-        """Meteor-sized, meteor-coloured blobs in the small frame: (x, y, area, moving_fraction, label)."""
-        mask = self.colour_mask(small, self.background)
+    def candidates(
+        self, small: np.ndarray, origin: tuple[int, int] = (0, 0), with_motion: bool = True, crop: bool = False
+    ) -> list[tuple[float, float, float, float, int]]:
+        """Meteor-sized, meteor-coloured blobs in the small frame: (x, y, area, moving_fraction, label).
+
+        `small` may be a window of the small frame whose top-left corner is `origin` (small px);
+        with `crop`, blobs touching a window edge that is not a frame edge are left out (they may
+        be cut). Without `with_motion` every moving fraction is 1.
+        """
+        ox, oy = origin
+        h, w = small.shape[:2]
+        background = None if self.background is None else self.background[oy : oy + h, ox : ox + w]
+        mask = self.colour_mask(small, background)
         self._last_mask = mask
         self._last_small = small
-        if self.background is not None:
-            diff = cv2.absdiff(small, self.background.astype(np.uint8))
-            moving = cv2.compare(cv2.transform(diff, self._ones), 40.0, cv2.CMP_GT)
-        else:
-            moving = None
-        self._last_moving = moving
-        count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
-        s2 = float(self.scale * self.scale)
+        self._last_origin = origin
+        if not cv2.countNonZero(mask):
+            return []
+        # connected components only over the mask's bounding box (their statistics cost per pixel)
+        bx, by, bw, bh = cv2.boundingRect(mask)
+        sub = mask[by : by + bh, bx : bx + bw]
+        moving = None
+        if with_motion and background is not None:
+            box = (slice(by, by + bh), slice(bx, bx + bw))
+            diff = cv2.absdiff(small[box], background[box].astype(np.uint8))
+            moving = cv2.transform(diff, self._ones).reshape(diff.shape[:2]) > 40.0
+        count, labels, stats, centroids = cv2.connectedComponentsWithStats(sub, connectivity=8)
+        s = self.scale
+        s2 = float(s * s)
         d_min, d_max = self.diameter_range_px
         area_min = max(1.0, 0.15 * np.pi * d_min * d_min / 4.0 / s2)
         area_max = 6.0 * np.pi * d_max * d_max / 4.0 / s2  # a blurred streak is longer
+        # window edges inside the frame: a blob touching one may be cut
+        cut_left = crop and ox > 0
+        cut_top = crop and oy > 0
+        cut_right = crop and ox + w < self.small_size[0]
+        cut_bottom = crop and oy + h < self.small_size[1]
         found = []
         for label in range(1, count):
             area = float(stats[label, cv2.CC_STAT_AREA])
             if area < area_min or area > area_max:
                 continue
-            x0, y0, w, h = (int(v) for v in stats[label, :4])
+            x0, y0, bw_, bh_ = (int(v) for v in stats[label, :4])
+            if crop and (
+                (cut_left and bx + x0 == 0)
+                or (cut_top and by + y0 == 0)
+                or (cut_right and bx + x0 + bw_ >= w)
+                or (cut_bottom and by + y0 + bh_ >= h)
+            ):
+                continue
             if moving is not None:
-                sub = labels[y0 : y0 + h, x0 : x0 + w] == label
-                frac = float(np.count_nonzero(moving[y0 : y0 + h, x0 : x0 + w][sub])) / area
+                inside = labels[y0 : y0 + bh_, x0 : x0 + bw_] == label
+                frac = float(np.count_nonzero(moving[y0 : y0 + bh_, x0 : x0 + bw_][inside])) / area
             else:
                 frac = 1.0
             cx, cy = centroids[label]
-            found.append((float(cx) * self.scale, float(cy) * self.scale, area * s2, frac, label))
-        self._last_labels = (labels, stats)
+            found.append(((float(cx) + bx + ox) * s, (float(cy) + by + oy) * s, area * s2, frac, label))
         return found
+
+    def candidates_near(
+        self, frame_bgr: np.ndarray, x: float, y: float, reach: float
+    ) -> list[tuple[float, float, float, float, int]]:
+        """Candidates in a window of half-size `reach` (full-res px) around (x, y), without motion."""
+        s = self.scale
+        sw, sh = self.small_size
+        sx0 = min(max(0, int((x - reach) // s)), sw - 1)
+        sy0 = min(max(0, int((y - reach) // s)), sh - 1)
+        sx1 = max(min(sw, int(-(-(x + reach) // s)) + 1), sx0 + 1)
+        sy1 = max(min(sh, int(-(-(y + reach) // s)) + 1), sy0 + 1)
+        if sx1 - sx0 < 3 or sy1 - sy0 < 3:  # the prediction is (nearly) out of the frame
+            return []
+        window = frame_bgr[sy0 * s : sy1 * s, sx0 * s : sx1 * s]
+        small = self._reduce(window, (sx1 - sx0, sy1 - sy0))
+        return self.candidates(small, (sx0, sy0), with_motion=False, crop=True)
+
+    def search_reach(self, gate_px: float) -> float:
+        """Window half-size around a prediction that holds every blob a gated search could pick, whole."""
+        d_max = self.diameter_range_px[1]
+        area_max = 6.0 * np.pi * d_max * d_max / 4.0
+        return gate_px + 0.5 * np.sqrt(area_max) + 2.0 * d_max + 2.0 * self.scale
 
     def touching(self, x: float, y: float, diameter_px: float) -> float:
         """Fraction of a ring around the meteor covered by other foreground (a hand), shadows excluded."""
@@ -182,14 +280,20 @@ class MeteorDetector:
         x1, y1 = min(self.small_size[0], int(cx) + half + 2), min(self.small_size[1], int(cy) + half + 2)
         if x1 - x0 < 2 or y1 - y0 < 2:
             return 0.0
-        patch = self._last_small[y0:y1, x0:x1].astype(np.float32)
+        # the last search may have covered only a window of the small frame: stay inside it
+        ox, oy = self._last_origin
+        lh, lw = self._last_small.shape[:2]
+        x0, y0, x1, y1 = max(x0, ox), max(y0, oy), min(x1, ox + lw), min(y1, oy + lh)
+        if x1 - x0 < 2 or y1 - y0 < 2:
+            return 0.0
+        patch = self._last_small[y0 - oy : y1 - oy, x0 - ox : x1 - ox].astype(np.float32)
         bg = self.background[y0:y1, x0:x1]
         diff = np.abs(patch - bg).sum(axis=2)
         pp = (patch * patch).sum(axis=2) + 1.0
         bb = (bg * bg).sum(axis=2) + 1.0
         pb = (patch * bg).sum(axis=2)
         shadow = (pb * pb > 0.985 * pp * bb) & (pp < bb)
-        fg = (diff > 60.0) & ~shadow & (self._last_mask[y0:y1, x0:x1] == 0)
+        fg = (diff > 60.0) & ~shadow & (self._last_mask[y0 - oy : y1 - oy, x0 - ox : x1 - ox] == 0)
         yy, xx = np.mgrid[y0:y1, x0:x1]
         dist = np.hypot(xx + 0.5 - cx, yy + 0.5 - cy)
         ring = (dist >= ring_in) & (dist <= ring_out)
@@ -264,23 +368,48 @@ class MeteorDetector:
             width = int(2 * np.sqrt(lam_min) + 1)  # the blur's fringe is about half a diameter wide
             size = max(5, width | 1)
             fringe = cv2.dilate(filled, np.ones((size, size), np.uint8))
-            bg = self.full_background[y0:y1, x0:x1]
-            roi_f = roi.astype(np.float32)
-            delta = roi_f - bg
+            # alpha is zero outside the fringe: work on its bounding box only
+            fx, fy, fw, fh = cv2.boundingRect(fringe)
+            fringe = fringe[fy : fy + fh, fx : fx + fw]
+            bg = self.full_background[y0 + fy : y0 + fy + fh, x0 + fx : x0 + fx + fw]
+            roi_f = roi[fy : fy + fh, fx : fx + fw].astype(np.float32)
             if elongation < 1.3 and not partial and area >= 20:
-                core = cv2.erode(filled, np.ones((3, 3), np.uint8))
+                core = cv2.erode(filled, np.ones((3, 3), np.uint8))[fy : fy + fh, fx : fx + fw]
                 if np.count_nonzero(core) >= 6:
                     mean = roi_f[core > 0].mean(axis=0)
                     self._learned_bgr = mean if self._learned_bgr is None else 0.9 * self._learned_bgr + 0.1 * mean
             colour = self._learned_bgr if self._learned_bgr is not None else self._meteor_bgr
-            ref = colour[None, None, :] - bg
-            denom = (ref * ref).sum(axis=2) + 1e-3
-            alpha = np.clip((delta * ref).sum(axis=2) / denom, 0.0, 1.0)
+            ref = colour.astype(np.float32)[None, None, :] - bg
+            delta = cv2.subtract(roi_f, bg)
+            denom = cv2.transform(cv2.multiply(ref, ref), self._ones) + np.float32(1e-3)
+            alpha = cv2.transform(cv2.multiply(delta, ref), self._ones)
+            cv2.divide(alpha, denom, dst=alpha)
+            np.clip(alpha, 0.0, 1.0, out=alpha)
             alpha[(fringe == 0) | (denom < 300.0)] = 0.0
-            total = float(alpha.sum())
+            sums = cv2.moments(alpha)
+            total = float(sums["m00"])
             if total > 0.5 * area:
-                yy, xx = np.mgrid[0 : y1 - y0, 0 : x1 - x0]
-                cx = float((alpha * xx).sum() / total)
-                cy = float((alpha * yy).sum() / total)
+                cx = float(sums["m10"] / total) + fx
+                cy = float(sums["m01"] / total) + fy
                 diameter = 2.0 * np.sqrt(total / np.pi)
         return Detection(float(cx + x0), float(cy + y0), float(diameter), elongation, float(area), bool(partial))
+
+
+def _blend_except_disc(image: np.ndarray, accumulator: np.ndarray, rate: float, cx: int, cy: int, radius: int) -> None:
+    """`accumulateWeighted` everywhere except in a disc, without a full-size mask.
+
+    The whole image is blended, then the accumulator's old values are put back inside the disc
+    (the same pixels `cv2.circle` would have masked out).
+    """
+    height, width = accumulator.shape[:2]
+    x0, y0 = max(0, cx - radius - 1), max(0, cy - radius - 1)
+    x1, y1 = min(width, cx + radius + 2), min(height, cy + radius + 2)
+    if x1 <= x0 or y1 <= y0:
+        cv2.accumulateWeighted(image, accumulator, rate)
+        return
+    saved = accumulator[y0:y1, x0:x1].copy()
+    cv2.accumulateWeighted(image, accumulator, rate)
+    disc = np.zeros((y1 - y0, x1 - x0), np.uint8)
+    cv2.circle(disc, (cx - x0, cy - y0), radius, 255, -1)
+    region = accumulator[y0:y1, x0:x1]
+    np.copyto(region, saved, where=(disc > 0)[..., None])

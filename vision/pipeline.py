@@ -54,7 +54,9 @@ class JudgeConfig:
     kink_min_mm_s: float = 250.0  # image-plane velocity change below which a kink is doubtful
     dispute_sigmas: float = 2.0  # a margin inside this many uncertainties is disputed
     min_launch_px: float = 40.0  # a launch moves the meteor at least this far (pixels)
-    background_rate: float = 0.03
+    background_rate: float = 0.03  # background blend per two frames
+    background_every: int = 4  # frames between background updates (each reduces the whole frame)
+    search_every: int = 8  # while nothing is tracked and nothing changes, frames between whole-frame searches
     hand_sigma_factor: float = 1.5  # centroid noise of a sighting touching the hand, relative
     release_height_sigma_mm: float = 60.0  # one sigma of the release height
     release_frame_sigma: float = 2.0  # one sigma of the release frame
@@ -129,6 +131,7 @@ class LaunchJudge:
         self._last_frame = -1
         self._frame_size: tuple[int, int] | None = None
         self._pending_calibration = calibration
+        self._since_search = 0  # frames since the last whole-frame search (while nothing is tracked)
         self._rest_anchor: tuple[float, float] | None = None
         self._gone_frames = 0
 
@@ -257,17 +260,20 @@ class LaunchJudge:
         detector = self.detector
         assert detector is not None
         cfg = self.config
-        small = detector.reduce(frame_bgr)
+        small: np.ndarray | None = None  # the whole reduced frame, made only on the frames that need it
         first = detector.background is None
         if first:
+            small = detector.reduce(frame_bgr)
             detector.update_background(small, None, 1.0)
             detector.update_full_background(frame_bgr, None, 1.0)
-        candidates = detector.candidates(small)
         detection: Detection | None = None
         tracker = self.tracker
         started = False
         if tracker.active:
             px, py, gate = tracker.predict()
+            # the tracker never leaves its gate: only a window round the prediction is searched
+            candidates = detector.candidates_near(frame_bgr, px, py, detector.search_reach(gate))
+            detector.forget_scene()
             best, best_d = None, np.inf
             for cx, cy, area, _frac, _label in candidates:
                 d = float(np.hypot(cx - px, cy - py))
@@ -278,6 +284,18 @@ class LaunchJudge:
                 if detection is not None and not tracker.in_gate(detection.x, detection.y):
                     detection = None
         else:
+            # nothing tracked: the whole frame is searched when something changed since the last
+            # fruitless search (a strided sample tells), and every `search_every` frames anyway
+            candidates = []
+            self._since_search += 1
+            if first or self._since_search >= cfg.search_every or detector.changed(frame_bgr):
+                small = detector.reduce(frame_bgr) if small is None else small
+                candidates = detector.candidates(small)
+                self._since_search = 0
+                if candidates:
+                    detector.forget_scene()
+                else:
+                    detector.remember_scene(frame_bgr)
             best = None
             for cx, cy, area, frac, _label in candidates:
                 score = area * (0.3 + frac)
@@ -305,11 +323,15 @@ class LaunchJudge:
             self._unseen += 1
 
         # background: slow, and never under the meteor
-        if not first and frame_index % 2 == 0:
+        every = max(1, cfg.background_every)
+        if not first and frame_index % every == 0:
             exclude = None
             if detection is not None:
                 exclude = (detection.x, detection.y, detection.diameter_px * 1.5 + 8)
-            detector.update_background(small, exclude, cfg.background_rate)
+            small = detector.reduce(frame_bgr) if small is None else small
+            # background_rate is per two frames: the same time constant at any cadence
+            rate = 1.0 - (1.0 - cfg.background_rate) ** (every / 2.0)
+            detector.update_background(small, exclude, rate)
         if not first and frame_index % 8 == 0:
             exclude = None
             if self.tracker.active and self.tracker.x is not None:

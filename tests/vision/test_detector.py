@@ -19,8 +19,15 @@ def _table(width=640, height=360, seed=0):
 
 def _disc(frame, x, y, diameter, colour_rgb=METEOR_RGB):
     out = frame.copy()
-    cv2.circle(out, (int(round(x * 16)), int(round(y * 16))), int(round(diameter / 2 * 16)), colour_rgb[::-1], -1,
-               cv2.LINE_AA, 4)
+    cv2.circle(
+        out,
+        (int(round(x * 16)), int(round(y * 16))),
+        int(round(diameter / 2 * 16)),
+        colour_rgb[::-1],
+        -1,
+        cv2.LINE_AA,
+        4,
+    )
     return out
 
 
@@ -70,3 +77,49 @@ def test_motion_blurred_streak_centre_is_mid_exposure_and_size_survives():
     assert abs(detection.x - 295.0) < 1.0 and abs(detection.y - 150.0) < 0.7
     assert detection.elongation > 1.5
     assert abs(detection.diameter_px - 18.0) < 3.0
+
+
+def test_window_search_finds_the_same_blob_as_the_whole_frame():
+    table = _table()
+    detector = _detector(table)
+    frame = _disc(table, 420.4, 95.2, 16.0)
+    whole = detector.candidates(detector.reduce(frame))
+    near = detector.candidates_near(frame, 415.0, 100.0, detector.search_reach(12.0))
+    assert len(whole) == 1 and len(near) == 1
+    assert np.allclose(whole[0][:3], near[0][:3])
+    # a window far from the meteor sees nothing
+    assert detector.candidates_near(frame, 100.0, 300.0, 30.0) == []
+
+
+def test_window_search_drops_blobs_cut_by_the_window():
+    table = _table()
+    detector = _detector(table)
+    frame = _disc(table, 300.0, 180.0, 30.0)
+    # a window whose right edge runs through the disc
+    assert detector.candidates_near(frame, 300.0 - 40.0, 180.0, 35.0) == []
+
+
+def test_change_gate_sees_a_meteor_and_ignores_noise():
+    table = _table()
+    detector = _detector(table)
+    assert detector.changed(table)  # nothing remembered yet
+    detector.remember_scene(table)
+    assert not detector.changed(_table(seed=1))  # sensor noise only
+    assert detector.changed(_disc(table, 203.0, 101.0, 12.0))
+
+
+def test_background_blend_spares_the_meteor_disc():
+    table = _table()
+    detector = _detector(table)
+    before = detector.full_background.copy()
+    bright = np.full_like(table, 250)
+    detector.update_full_background(bright, (320.0, 180.0, 20.0), 0.5)
+    after = detector.full_background
+    assert np.array_equal(after[180, 320], before[180, 320])  # inside the disc: untouched
+    assert np.all(after[10, 10] > before[10, 10])  # elsewhere: blended
+    # the same pixels as an explicit cv2.circle mask would keep
+    keep = np.full(table.shape[:2], 255, np.uint8)
+    cv2.circle(keep, (320, 180), 24, 0, -1)
+    expected = before.copy()
+    cv2.accumulateWeighted(bright, expected, 0.5, mask=keep)
+    assert np.array_equal(after, expected)
