@@ -1,0 +1,823 @@
+"""The meteor's flight from release to rest as 3D ballistic arcs joined by impacts.
+
+Between impacts the meteor's centre flies `P(t) = P0 + V·(t − t0) − ½·g·(t − t0)²·ẑ` with g known,
+six unknowns an arc. A sighting at pixel p says P(t) lies on the camera ray through p: two linear
+equations (the offsets across the ray, in millimetres, weighted by the pixel noise at that range)
+and a weak third one along the ray from the apparent diameter. So every stretch of sightings has
+normal equations that are prefix-sum differences and its best arc costs one 6×6 solve; the split
+of the flight into arcs (and rolling contacts: z fixed on a surface, x and y decelerating) is a
+dynamic programme minimising the residual χ² plus a BIC penalty per stretch, plus physics: an arc
+may only end by coming down onto a surface (the table outside the box, the floor inside it, a rim,
+or a wall) and may only start by rising from one, so a kink in the pixels is no impact unless the
+3D arc actually touches something there.
+
+Impacts are where consecutive arcs meet. Each is placed in 3D (hence its surface), timed (frame =
+floor(t·fps), t the absolute time of frame i's mid-exposure being (i + exposure_half)/fps), and
+given its approach and rebound speeds with uncertainties. The last hops before a roll are a few
+millimetres high and shorter than two frames: they are below what pixels resolve, so when an arc
+lands into a roll the hops that must follow (restitution learned from this launch's resolved
+bounces) are added as *inferred* impacts. An impact whose approach speed is near the label's
+0.15 m/s, whose evidence is weak, or that falls within a frame of the box entry is `doubtful`;
+`count_min`/`count_max` bound the table-bounce count over the doubtful ones.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from calibration.geometry import BoxPose
+from calibration.rig import Rig
+
+G_MM_S2 = 9810.0
+BOUNCE_MIN_MM_S = 150.0  # a bounce: approach faster than this (meteors-launch-truth/1)
+RESTING_MM_S = 40.0  # slower contacts do not rebound (a rolling landing)
+EXPOSURE_HALF_FRAMES = 0.35  # mid-exposure of frame i at (i + this)/fps
+RIM_BAND_MM = 6.0
+# restitution priors (vertical), used until the launch's own bounces teach better
+RESTITUTION_PRIOR = {"table": (0.70, 0.06), "box_floor": (0.43, 0.06), "box_rim": (0.52, 0.06),
+                     "box_wall": (0.52, 0.08)}
+
+FLIGHT, CONTACT = 0, 1
+
+
+@dataclass
+class Stretch:
+    """Sightings [start, stop) (indices into the analysed sightings) explained by one model."""
+
+    start: int
+    stop: int
+    kind: int  # FLIGHT or CONTACT
+    params: np.ndarray  # flight: (P0, V) at t = 0; contact: (x0, y0, vx, vy, ax, ay)
+    cov: np.ndarray
+    rss: float
+    z: float = 0.0  # contact height (centre)
+    surface: str = ""
+
+    def position(self, t) -> np.ndarray:
+        t = np.atleast_1d(np.asarray(t, dtype=np.float64))
+        p = self.params
+        if self.kind == FLIGHT:
+            out = p[None, :3] + t[:, None] * p[None, 3:]
+            out[:, 2] -= 0.5 * G_MM_S2 * t * t
+            return out
+        xy = p[None, :2] + t[:, None] * p[None, 2:4] + (t * t)[:, None] * p[None, 4:6]
+        return np.column_stack([xy, np.full(len(t), self.z)])
+
+    def velocity(self, t: float) -> np.ndarray:
+        p = self.params
+        if self.kind == FLIGHT:
+            return np.array([p[3], p[4], p[5] - G_MM_S2 * t])
+        return np.array([p[2] + 2 * t * p[4], p[3] + 2 * t * p[5], 0.0])
+
+    def vz_sigma(self) -> float:
+        return float(math.sqrt(max(self.cov[5, 5], 0.0))) if self.kind == FLIGHT else 0.0
+
+
+@dataclass
+class FlightImpact:
+    time: float  # absolute seconds (frame i mid-exposure at (i + exposure_half)/fps)
+    frame: int  # floor(time·fps)
+    position_mm: np.ndarray  # centre at contact, table frame
+    table_mm: tuple[float, float]
+    surface: str  # table | box_floor | box_wall | box_rim
+    vz_before_m_s: float
+    rebound_m_s: float  # vertical speed after
+    sigma_m_s: float  # one sigma of the approach/rebound speeds
+    evidence: float  # χ² the break saves over one arc through it (inf: inferred hop, n/a)
+    bounce: bool  # counts as a bounce (approach faster than 0.15 m/s, rebounds)
+    doubtful: bool = False
+    inferred: bool = False  # an unresolved hop implied by the restitution (before a roll)
+    before_box: bool = True
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass
+class FlightAnalysis:
+    stretches: list[Stretch]
+    impacts: list[FlightImpact]
+    times: np.ndarray  # absolute time of every track frame
+    positions: np.ndarray  # N×3, centre per track frame (NaN before the start)
+    entered_box_frame: int | None
+    entered_box_time: float | None
+    bounces_before_box: int
+    count_min: int
+    count_max: int
+    restitution: float  # table, vertical
+    rest_index: int | None  # track index where the final stillness starts
+    sigma_px: float
+    size_scale: float
+    doubtful_reasons: list[str] = field(default_factory=list)
+
+    @property
+    def table_bounces(self) -> list[FlightImpact]:
+        return [i for i in self.impacts if i.bounce and i.surface == "table"]
+
+    @property
+    def count_ambiguous(self) -> bool:
+        return self.count_min != self.count_max
+
+
+# --------------------------------------------------------------------------------------- geometry
+def polygon_signed(points: np.ndarray, polygon: np.ndarray) -> np.ndarray:
+    """Signed distances (N) of points (N×2) from a polygon's border: positive inside."""
+    pts = np.asarray(points, dtype=np.float64).reshape(-1, 2)
+    a = np.asarray(polygon, dtype=np.float64).reshape(-1, 2)
+    b = np.roll(a, -1, axis=0)
+    ab = b - a
+    ap = pts[:, None, :] - a[None]
+    s = np.clip(np.einsum("nki,ki->nk", ap, ab) / np.maximum(np.einsum("ki,ki->k", ab, ab), 1e-12), 0.0, 1.0)
+    dist = np.linalg.norm(ap - s[:, :, None] * ab[None], axis=2).min(axis=1)
+    y = pts[:, 1:2]
+    crosses = (a[None, :, 1] > y) != (b[None, :, 1] > y)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        xc = a[None, :, 0] + (y - a[None, :, 1]) * ab[None, :, 0] / ab[None, :, 1]
+    inside = (np.count_nonzero(crosses & (pts[:, 0:1] < xc), axis=1) % 2) == 1
+    return np.where(inside, dist, -dist)
+
+
+class _Box:
+    """The box outline in the table frame and the surfaces a contact may be on."""
+
+    def __init__(self, rig: Rig, pose: BoxPose, radius: float):
+        self.outline = pose.box_to_table(np.asarray(rig.box.outline_mm, dtype=np.float64))
+        self.pose = pose
+        box_outline = np.asarray(rig.box.outline_mm, dtype=np.float64)
+        self.rect = None  # an axis-aligned rectangle in the box frame: a closed-form distance
+        if len(box_outline) == 4:
+            xs, ys = np.unique(np.round(box_outline[:, 0], 6)), np.unique(np.round(box_outline[:, 1], 6))
+            if len(xs) == 2 and len(ys) == 2:
+                self.rect = (0.5 * (xs[0] + xs[1]), 0.5 * (ys[0] + ys[1]), 0.5 * (xs[1] - xs[0]), 0.5 * (ys[1] - ys[0]))
+        self.regions = [pose.box_to_table(np.asarray(r.polygon_mm, dtype=np.float64)) for r in rig.box.regions]
+        self.r = radius
+        self.floor = rig.box.floor_height_mm + radius
+        self.rim = rig.box.rim_height_mm + radius
+        self.table = radius
+
+    def sd(self, xy: np.ndarray) -> np.ndarray:
+        if self.rect is None:
+            return polygon_signed(xy, self.outline)
+        cx, cy, hx, hy = self.rect
+        local = self.pose.table_to_box(xy)
+        qx = np.abs(local[:, 0] - cx) - hx
+        qy = np.abs(local[:, 1] - cy) - hy
+        outside = np.hypot(np.maximum(qx, 0.0), np.maximum(qy, 0.0))
+        return np.where((qx < 0) & (qy < 0), -np.maximum(qx, qy), -outside)
+
+    def end_gap(self, z_in: np.ndarray, z_out: np.ndarray, sd: np.ndarray) -> np.ndarray:
+        """How far (mm) an arc misses every surface it could touch between a sighting (z_in, the arc's
+        side) and the next frame beyond it (z_out): 0 when it reaches one."""
+        r = self.r
+
+        def gap(h):
+            return np.maximum(0.0, np.minimum(z_in, z_out) - h) + np.maximum(0.0, h - z_in)
+
+        g_table = gap(self.table)
+        g_floor = gap(self.floor)
+        g_rim = gap(self.rim)
+        big = np.full_like(sd, 1e3)
+        outside = sd < -0.5 * r
+        inside = sd > 0.5 * r
+        near_wall = np.abs(sd) < r + RIM_BAND_MM + 4.0
+        best = np.where(outside | near_wall, g_table, big)
+        best = np.minimum(best, np.where(inside | near_wall, g_floor, big))
+        best = np.minimum(best, np.where(np.abs(sd) < r + RIM_BAND_MM, g_rim, big))
+        # a wall: anywhere up to the rim near the outline; inside the box a partition may be anywhere
+        wall_ok = (near_wall & (np.minimum(z_in, z_out) < self.rim + 4.0)) | (inside & (z_in < self.rim + 4.0))
+        return np.where(wall_ok, 0.0, best)
+
+    def contact_ok(self, height_index: int, sd: np.ndarray) -> np.ndarray:
+        r = self.r
+        if height_index == 0:
+            return sd < 0.3 * r
+        if height_index == 1:
+            return sd > 0.5 * r
+        return np.abs(sd) < r + RIM_BAND_MM
+
+    def surface(self, position: np.ndarray) -> str:
+        x, y, z = (float(v) for v in np.asarray(position).reshape(3))
+        sd = float(self.sd(np.array([[x, y]]))[0])
+        r = self.r
+        if sd < -0.6 * r:
+            return "table"
+        if abs(sd) < r + RIM_BAND_MM:
+            if z > self.rim - 0.4 * r:
+                return "box_rim"
+            if sd < -0.2 * r and z < self.table + 0.5 * r:
+                return "table"
+            return "box_wall"
+        if z < self.floor + 0.5 * (self.rim - self.floor):
+            return "box_floor"
+        return "box_wall"
+
+
+# -------------------------------------------------------------------------------------- the fits
+def _perpendiculars(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    helper = np.where(np.abs(d[:, 2:3]) < 0.9, np.array([[0.0, 0.0, 1.0]]), np.array([[1.0, 0.0, 0.0]]))
+    u = np.cross(d, helper)
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    return u, np.cross(d, u)
+
+
+class _Design:
+    """Per-sighting normal equations of every model, with prefix sums over the sightings."""
+
+    def __init__(self, t, rays, centre, distances, sigma_perp, sigma_along, heights, accel_sigma=1500.0):
+        self.t = t
+        self.heights = heights
+        # a contact rolls or slides: its acceleration (2·ax, 2·ay) is at most friction's, a prior
+        self.contact_prior = np.diag([0, 0, 0, 0, 1, 1]).astype(float) * (2.0 / accel_sigma) ** 2
+        u, w = _perpendiculars(rays)
+        n = len(t)
+        vecs = np.stack([u, w, rays], axis=1)  # n×3×3
+        weights = np.column_stack([1.0 / sigma_perp**2, 1.0 / sigma_perp**2, 1.0 / sigma_along**2])
+        base = np.einsum("nri,i->nr", vecs, centre)
+        base[:, 2] += distances
+        self.prefix = []
+        for kind in range(1 + len(heights)):
+            a = np.zeros((n, 3, 6))
+            if kind == 0:
+                a[:, :, :3] = vecs
+                a[:, :, 3:] = vecs * t[:, None, None]
+                b = base + vecs[:, :, 2] * (0.5 * G_MM_S2 * t * t)[:, None]
+            else:
+                for k, f in enumerate((np.ones(n), t, t * t)):
+                    a[:, :, 2 * k] = vecs[:, :, 0] * f[:, None]
+                    a[:, :, 2 * k + 1] = vecs[:, :, 1] * f[:, None]
+                b = base - vecs[:, :, 2] * heights[kind - 1]
+            wa = a * weights[:, :, None]
+            normal = np.einsum("nri,nrj->nij", wa, a)
+            rhs = np.einsum("nri,nr->ni", wa, b)
+            const = np.einsum("nr,nr->n", weights * b, b)
+            self.prefix.append(tuple(np.concatenate([np.zeros((1,) + x.shape[1:]), np.cumsum(x, axis=0)])
+                                     for x in (normal, rhs, const)))
+
+    def fit(self, kind: int, starts: np.ndarray, stops: np.ndarray, cov: bool = False, extra=()):
+        """Fits of many stretches at once; `extra` adds soft linear rows (a M×6, b M, weight M)."""
+        ns, rs, cs = self.prefix[kind]
+        normal = ns[stops] - ns[starts]
+        rhs = rs[stops] - rs[starts]
+        const = cs[stops] - cs[starts]
+        for a, b, w in extra:
+            normal = normal + w[:, None, None] * a[:, :, None] * a[:, None, :]
+            rhs = rhs + (w * b)[:, None] * a
+            const = const + w * b * b
+        if kind > 0:
+            normal = normal + self.contact_prior[None]
+        normal = normal + np.eye(6)[None] * (1e-9 * (np.trace(normal, axis1=1, axis2=2)[:, None, None] + 1.0))
+        params = np.linalg.solve(normal, rhs[:, :, None])[:, :, 0]
+        rss = np.maximum(const - np.einsum("mi,mi->m", rhs, params), 0.0)
+        return params, (np.linalg.inv(normal) if cov else None), rss
+
+
+def _flight_z(params: np.ndarray, t: np.ndarray) -> np.ndarray:
+    return params[:, 2] + params[:, 5] * t - 0.5 * G_MM_S2 * t * t
+
+
+def _flight_xy(params: np.ndarray, t: np.ndarray) -> np.ndarray:
+    return params[:, :2] + t[:, None] * params[:, 3:5]
+
+
+def _contact_xy(params: np.ndarray, t: np.ndarray) -> np.ndarray:
+    return params[:, :2] + t[:, None] * params[:, 2:4] + (t * t)[:, None] * params[:, 4:6]
+
+
+# ------------------------------------------------------------------------------------ the split
+def _surface_rows(t: np.ndarray, s: np.ndarray, e: np.ndarray, outside: np.ndarray, fps: float, h: float,
+                  last_free: bool, release=None):
+    """Soft rows tying an arc's ends to the table where its ends are outside the box: an arc that
+    ends (starts) with an impact there is at the table's height between its last (first) sighting
+    and the next (previous) frame. The release point, when known, ties the first arc's start."""
+    n = len(t)
+    dt = 1.0 / fps
+    rows = []
+    for end in (True, False):
+        if end:
+            inner = t[e - 1]
+            outer = np.where(e < n, t[np.minimum(e, n - 1)], inner + dt)
+            active = outside[e - 1] & ((e < n) | (not last_free))
+        else:
+            inner = t[s]
+            outer = np.where(s > 0, t[np.maximum(s - 1, 0)], inner - dt)
+            active = outside[s] & (s > 0)
+        tm = 0.5 * (inner + outer)
+        span = np.abs(outer - inner)
+        sigma = 3.0 + 2500.0 * span / math.sqrt(12.0)
+        a = np.zeros((len(s), 6))
+        a[:, 2] = 1.0
+        a[:, 5] = tm
+        rows.append((a, h + 0.5 * G_MM_S2 * tm * tm, np.where(active, 1.0 / sigma**2, 0.0)))
+    if release is not None:
+        t_rel, p_rel, sigma_rel = release
+        for k in range(3):
+            a = np.zeros((len(s), 6))
+            a[:, k] = 1.0
+            a[:, 3 + k] = t_rel
+            target = p_rel[k] + (0.5 * G_MM_S2 * t_rel * t_rel if k == 2 else 0.0)
+            rows.append((a, np.full(len(s), target), np.where(s == 0, 1.0 / sigma_rel**2, 0.0)))
+    return rows
+
+
+def _candidate_bounds(design: _Design, n: int, every: int = 3, threshold: float = 8.0) -> np.ndarray:
+    """Where a stretch may start or stop: wherever one arc through a short window fits clearly worse
+    than two arcs split there (and the sighting either side, for a skipped blurred frame), plus a
+    coarse grid (rolling, resting). Keeps the dynamic programme small."""
+    keep = np.zeros(n + 1, dtype=bool)
+    keep[::every] = True
+    keep[[0, n]] = True
+    i = np.arange(3, n - 2)
+    if len(i):
+        for w in (3, 5, 9):
+            lo = np.maximum(i - w, 0)
+            hi = np.minimum(i + w, n)
+            ok = (i - lo >= 3) & (hi - i >= 3)
+            if not np.any(ok):
+                continue
+            ii, ll, hh = i[ok], lo[ok], hi[ok]
+            _, _, joint = design.fit(0, ll, hh)
+            _, _, left = design.fit(0, ll, ii)
+            _, _, right = design.fit(0, ii, hh)
+            gain = np.full(n + 1, 0.0)
+            gain[ii] = joint - left - right
+            padded = np.concatenate([np.zeros(2), gain, np.zeros(2)])
+            peak = gain >= np.max(np.stack([padded[k:k + n + 1] for k in range(5)]), axis=0)
+            hit = np.flatnonzero(peak & (gain > threshold))
+            for d in (-1, 0, 1):
+                keep[np.clip(hit + d, 0, n)] = True
+    return np.flatnonzero(keep)
+
+
+def _split(design: _Design, box: _Box, fps: float, penalty: float, skip_cost: float, max_seconds: float,
+           first_free: bool, last_free: bool, contact_on: list[np.ndarray], outside: np.ndarray, release=None,
+           gap_sigma: float = 4.0, contact_seconds: float = 0.6,
+           soft_landing_mm_s: float = 800.0) -> list[tuple[int, int, int]]:
+    """Least-cost split of the sightings into (start, stop, model) stretches; model 0 is an arc,
+    1 + k a contact at height k. Sightings between stretches are skipped (a frame blurred across an
+    impact, an outlier) at `skip_cost` each."""
+    t = design.t
+    n = len(t)
+    dt = 1.0 / fps
+    max_len = max(4, int(round(max_seconds * fps)) + 1)
+    max_contact = max(4, int(round(contact_seconds * fps)) + 1)
+    bounds = _candidate_bounds(design, n)
+    s_grid, e_grid = np.meshgrid(bounds, bounds, indexing="ij")
+    pick = (e_grid - s_grid >= 2) & (e_grid - s_grid <= max_len)
+    s = s_grid[pick]
+    e = e_grid[pick]
+    length = e - s
+    kinds = 1 + len(design.heights)
+    cost = np.full((kinds, len(s)), np.inf)
+    t_first, t_last = t[s], t[e - 1]
+    # the neighbouring frame beyond each end, or the one after it (a skipped blurred frame)
+    t_before = np.where(s > 1, t[np.maximum(s - 2, 0)], np.where(s > 0, t[np.maximum(s - 1, 0)], t_first - dt))
+    t_after = np.where(e < n - 1, t[np.minimum(e + 1, n - 1)], np.where(e < n, t[np.minimum(e, n - 1)], t_last + dt))
+    # a frame skipped at the break widens the window a little
+    t_before = np.minimum(t_before, t_first - dt) - 0.5 * dt
+    t_after = np.maximum(t_after, t_last + dt) + 0.5 * dt
+    # -- arcs: at least 3 sightings, must come down onto / rise from a surface at their ends
+    params, _, rss = design.fit(0, s, e, extra=_surface_rows(design.t, s, e, outside, fps, box.table, last_free,
+                                                             release))
+    ok = length >= 3
+    z_first, z_last = _flight_z(params, t_first), _flight_z(params, t_last)
+    sd_first = box.sd(_flight_xy(params, t_first))
+    sd_last = box.sd(_flight_xy(params, t_last))
+    end_gap = box.end_gap(z_last, _flight_z(params, t_after), sd_last)
+    start_gap = box.end_gap(z_first, _flight_z(params, t_before), sd_first)
+    if last_free:
+        end_gap = np.where(e == n, 0.0, end_gap)
+    if first_free:
+        start_gap = np.where(s == 0, 0.0, start_gap)
+    # and may not pass through the table (or the floor) while seen
+    low_first = np.where(sd_first > 0.5 * box.r, box.floor, box.table) - 3.0
+    low_last = np.where(sd_last > 0.5 * box.r, box.floor, box.table) - 3.0
+    dip = np.maximum(0.0, low_first - z_first) + np.maximum(0.0, low_last - z_last)
+    physics = ((end_gap**2 + start_gap**2) + dip**2) / gap_sigma**2
+    cost[0] = np.where(ok, rss + penalty + physics, np.inf)
+    # -- contacts: at least 3 sightings, every one (but a few) on a surface that exists there
+    for k in range(1, kinds):
+        on = np.concatenate([[0], np.cumsum(contact_on[k - 1])])
+        allowed = (length >= 3) & ((on[e] - on[s]) >= 0.85 * length) & (length <= max_contact)
+        if first_free:  # released: the meteor starts in the air
+            allowed &= s > 0
+        sel = np.flatnonzero(allowed)
+        if len(sel) == 0:
+            continue
+        _, _, rss_c = design.fit(k, s[sel], e[sel])
+        cost[k, sel] = rss_c + 1.1 * penalty
+    arc_cost = cost[0]
+    # an arc may land into a roll only gently, and on the surface it rolls on: a faster landing
+    # rebounds in hops big enough to see
+    vz_last = params[:, 5] - G_MM_S2 * t_last
+    lands_on = [(vz_last > -soft_landing_mm_s) & (z_last > h - 8.0) & (z_last < h + 25.0) for h in design.heights]
+    # -- the dynamic programme over the candidate bounds (vectorised over starts). States: 0 after an
+    # arc; k in 1..K after an arc landing gently on surface k (a roll there may follow); K + k rolling
+    # on surface k. Once rolling the meteor rolls on to the rest: no arc follows a roll
+    n_k = kinds - 1
+    states = 1 + 2 * n_k
+    total = np.full((states, n + 1), np.inf)
+    total[:, 0] = 0.0
+    back = np.full((states, n + 1, 3), -1)  # (start, model, state it came from)
+    order = np.argsort(e, kind="stable")
+    e_sorted = e[order]
+    for stop in bounds[1:]:
+        for state in range(states):  # a skipped sighting (never the first)
+            if stop >= 2 and total[state, stop - 1] + skip_cost < total[state, stop]:
+                total[state, stop] = total[state, stop - 1] + skip_cost
+                back[state, stop] = (stop - 1, -1, state)
+        idx = order[np.searchsorted(e_sorted, stop):np.searchsorted(e_sorted, stop, side="right")]
+        if not len(idx):
+            continue
+        starts_here = s[idx]
+        prev = total[:, starts_here]  # states × candidates
+        flying = prev[: 1 + n_k]
+        prev_state = np.argmin(flying, axis=0)
+        values = flying[prev_state, np.arange(len(idx))] + arc_cost[idx]
+        for state in range(1 + n_k):
+            v = values if state == 0 else np.where(lands_on[state - 1][idx], values, np.inf)
+            j = int(np.argmin(v))
+            if v[j] < total[state, stop]:
+                total[state, stop] = v[j]
+                back[state, stop] = (starts_here[j], 0, prev_state[j])
+        for k in range(1, kinds):
+            from_state = np.where(prev[k] <= prev[n_k + k], k, n_k + k)
+            v = np.minimum(prev[k], prev[n_k + k]) + cost[k, idx]
+            j = int(np.argmin(v))
+            if v[j] < total[n_k + k, stop]:
+                total[n_k + k, stop] = v[j]
+                back[n_k + k, stop] = (starts_here[j], k, from_state[j])
+    out = []
+    stop = n
+    state = int(np.argmin(total[:, n]))
+    while stop > 0:
+        start, kind, prev_s = (int(v) for v in back[state, stop])
+        if start < 0:
+            break
+        if kind >= 0:
+            out.append((start, stop, kind))
+        stop, state = start, prev_s
+    out.reverse()
+    return out
+
+
+# -------------------------------------------------------------------------------------- helpers
+def _meet(a: Stretch, b: Stretch, t: np.ndarray, fps: float, box: _Box):
+    """Where and when two consecutive arcs meet: at the surface height when the impact is on a
+    floor-like surface (each arc's crossing of it), else their closest approach."""
+    dt = 1.0 / fps
+    lo, hi = t[a.stop - 1] - 1.5 * dt, t[b.start] + 1.5 * dt
+    grid = np.linspace(lo, hi, 41)
+    gap = np.linalg.norm(a.position(grid) - b.position(grid), axis=1)
+    tc = float(grid[int(np.argmin(gap))])
+    pos = 0.5 * (a.position(tc)[0] + b.position(tc)[0])
+    surface = box.surface(pos)
+    h = {"table": box.table, "box_floor": box.floor, "box_rim": box.rim}.get(surface)
+    if h is not None:
+        ta = _descending_root(a.params, h, lo, hi)
+        tb = _ascending_root(b.params, h, lo, hi)
+        if ta is not None and tb is not None:
+            tc = 0.5 * (ta + tb)
+            pos = 0.5 * (a.position(ta)[0] + b.position(tb)[0])
+    return tc, pos, float(a.velocity(tc)[2]), float(b.velocity(tc)[2])
+
+
+def _drop_impossible_hops(stretches: list[Stretch], t: np.ndarray, fps: float, box: _Box,
+                          max_seconds: float) -> list[Stretch]:
+    """A short arc between two impacts that breaks the physics of a bounce — rebounding faster than it
+    came down, or with a restitution no table has — is a few biased sightings (a shadow merging with
+    the meteor near the table, blur across the impact), not a hop: its sightings are dropped."""
+    changed = True
+    while changed:
+        changed = False
+        for k in range(1, len(stretches) - 1):
+            a, b, c = stretches[k - 1], stretches[k], stretches[k + 1]
+            if a.kind != FLIGHT or b.kind != FLIGHT or c.kind != FLIGHT:
+                continue
+            if t[b.stop - 1] - t[b.start] > max_seconds:
+                continue
+            _, pos1, before1, after1 = _meet(a, b, t, fps, box)
+            _, pos2, before2, after2 = _meet(b, c, t, fps, box)
+            s1 = box.surface(pos1)
+            slack = 2.0 * (a.vz_sigma() + b.vz_sigma() + c.vz_sigma()) + 100.0
+            gain = after1 > -before1 + slack or after2 > -before2 + slack
+            dead = s1 == "table" and before1 < -500.0 and after1 < 0.3 * -before1
+            if gain or dead:
+                del stretches[k]
+                changed = True
+                break
+    return stretches
+
+
+def _noise(px: np.ndarray) -> float:
+    if len(px) < 8:
+        return 0.5
+    second = np.diff(px, n=2, axis=0).reshape(-1)
+    mad = float(np.median(np.abs(second - np.median(second))))
+    return float(np.clip(1.4826 * mad / math.sqrt(6.0), 0.5, 2.0))
+
+
+def _rest_start(px: np.ndarray, tolerance_px: float) -> int:
+    final = np.median(px[-5:], axis=0)
+    index = len(px) - 1
+    while index > 0 and np.hypot(*(px[index - 1] - final)) <= tolerance_px:
+        index -= 1
+    return index
+
+
+def _descending_root(params: np.ndarray, h: float, lo: float, hi: float) -> float | None:
+    """The time in [lo, hi] where an arc comes down through height h (its later root)."""
+    a, b, c = -0.5 * G_MM_S2, params[5], params[2] - h
+    disc = b * b - 4 * a * c
+    if disc < 0:
+        return None
+    root = (-b - math.sqrt(disc)) / (2 * a)  # a < 0: the later root
+    return root if lo <= root <= hi else None
+
+
+def _ascending_root(params: np.ndarray, h: float, lo: float, hi: float) -> float | None:
+    a, b, c = -0.5 * G_MM_S2, params[5], params[2] - h
+    disc = b * b - 4 * a * c
+    if disc < 0:
+        return None
+    root = (-b + math.sqrt(disc)) / (2 * a)  # the earlier root
+    return root if lo <= root <= hi else None
+
+
+# ------------------------------------------------------------------------------------ the entry
+def segment_flight(
+    track,
+    camera,
+    rig: Rig,
+    box_pose: BoxPose,
+    start_index: int,
+    meteor_diameter_mm: float | None = None,
+    start_state: tuple[float, np.ndarray, np.ndarray] | None = None,
+    *,
+    exposure_half_frames: float = EXPOSURE_HALF_FRAMES,
+    penalty: float | None = None,
+    size_rel: float = 0.04,
+    skip_cost: float = 9.0,
+    max_arc_seconds: float = 1.2,
+    max_hop_seconds: float = 0.15,
+    dispute_sigmas: float = 2.0,
+) -> FlightAnalysis:
+    """Split the track from `start_index` (the release) to the rest into 3D arcs and impacts.
+
+    `start_state` = (absolute time, position mm, velocity mm/s) of the release fit, when known: it
+    adds the release point as a soft sighting (and lets the first arc start before the track's
+    first clear frame). Times are absolute: (frame + exposure_half_frames)/fps.
+    """
+    fps = float(track.fps)
+    diameter = float(meteor_diameter_mm or rig.meteor.diameter_mm)
+    radius = diameter / 2
+    box = _Box(rig, box_pose, radius)
+    frames_all = np.asarray(track.frames)
+    times_all = (frames_all + exposure_half_frames) / fps
+    n_all = len(frames_all)
+    positions = np.full((n_all, 3), np.nan)
+    start_index = int(max(0, min(start_index, n_all - 1))) if n_all else 0
+    flags_all = np.asarray(track.flags)
+    diam_all = np.asarray(track.diameters, dtype=np.float64)
+    seen = (np.arange(n_all) >= start_index) & (flags_all != 2) & np.isfinite(diam_all) & (diam_all > 0)
+    seen &= np.isfinite(np.asarray(track.px)).all(axis=1)
+    # a sighting touching the hand is pulled towards it: no use once the meteor is free, unless
+    # there is little else
+    clear = seen & (flags_all != 3)
+    if np.count_nonzero(clear) >= max(6, 0.5 * np.count_nonzero(seen)):
+        seen = clear
+    idx = np.flatnonzero(seen)
+    empty = FlightAnalysis([], [], times_all, positions, None, None, 0, 0, 0, RESTITUTION_PRIOR["table"][0], None,
+                           0.5, 1.0, ["too few sightings"])
+    if len(idx) < 4:
+        return empty
+    px = np.asarray(track.px, dtype=np.float64)[idx]
+    diam = diam_all[idx]
+    flags = flags_all[idx]
+    t_abs = times_all[idx]
+    t0 = float(times_all[start_index])
+    t = t_abs - t0
+
+    # -- the rest: the final stillness (kept short: a few still frames are enough)
+    rest_index = None
+    stop = len(idx)
+    sigma_px = _noise(px)
+    if not getattr(track, "lost", False) and len(px) > 8:
+        r_start = _rest_start(px, max(0.9, 3.0 * sigma_px))
+        if r_start < len(px) - 3:
+            rest_index = int(idx[r_start])
+            stop = min(len(px), r_start + 6)
+    px, diam, flags, t, idx = px[:stop], diam[:stop], flags[:stop], t[:stop], idx[:stop]
+    sigma_px = _noise(px)
+
+    # a sighting much smaller than its neighbours is partly hidden (a card, a wall, the hand): its
+    # centroid is pulled off the centre, treat it as partial
+    if len(diam) >= 5:
+        pad = np.pad(diam, 4, mode="edge")
+        local = np.median(np.lib.stride_tricks.sliding_window_view(pad, 9), axis=1)
+        flags = np.where((flags == 0) & (diam < 0.75 * local), 1, flags)
+    rays = camera.rays(px)
+    centre = camera.center_mm
+    focal = camera.focal_px
+    flag_sigma = np.where(flags == 3, 2.5, np.where(flags == 1, 3.0, 1.0))
+    heights = (box.table, box.floor, box.rim)
+    if penalty is None:
+        penalty = 6.0 * math.log(3.0 * len(t))  # BIC: six parameters a stretch
+
+    size_scale = 1.0
+    # range from the apparent size; never beyond the table (the meteor is above it). A blurred
+    # streak's measured size says little: the faster the meteor moves, the weaker the range term
+    table_range = np.linalg.norm(camera.pixel_to_plane(px, box.table) - centre, axis=1)
+    distances = np.minimum(focal * diameter / np.maximum(diam, 1.0), table_range)
+    step = np.zeros(len(px))
+    if len(px) > 1:
+        moves = np.hypot(*np.diff(px, axis=0).T) / np.maximum(np.diff(t) * fps, 1.0)
+        step[1:] = moves
+        step[:-1] = np.maximum(step[:-1], moves)
+    blur = step * (2.0 * exposure_half_frames) / np.maximum(diam, 1.0)
+    # the track's own size noise (from the jitter of consecutive sizes) and a bias allowance
+    log_d = np.log(np.maximum(diam, 1.0))
+    jitter = np.diff(log_d[flags == 0]) if np.count_nonzero(flags == 0) > 6 else np.array([0.1])
+    size_jitter = 1.4826 * float(np.median(np.abs(jitter - np.median(jitter)))) / math.sqrt(2.0)
+    rel = math.hypot(max(size_jitter, 0.01), size_rel)
+    size_noise = np.where((flags == 1) | (flags == 3), 1.0, rel * (1.0 + blur))
+    sigma_perp = sigma_px * flag_sigma * distances / focal
+    # which sightings could be a contact on each surface: where the ray meets that surface's plane
+    contact_on = [box.contact_ok(k, box.sd(camera.pixel_to_plane(px, h)[:, :2])) for k, h in enumerate(heights)]
+    # sightings whose ray meets the table plane clearly outside the box: an impact there is on the table
+    # (seen at rim height it is clear of the box too: a rim impact is impossible there)
+    clear = -(radius + RIM_BAND_MM + 5.0)
+    outside = (box.sd(camera.pixel_to_plane(px, box.table)[:, :2]) < clear) & (
+        box.sd(camera.pixel_to_plane(px, box.rim)[:, :2]) < clear)
+    release = None
+    if start_state is not None:
+        t_rel, p_rel, _v_rel = start_state
+        release = (float(t_rel) - t0, np.asarray(p_rel, dtype=np.float64), 8.0)
+    last_free = bool(getattr(track, "lost", False)) or rest_index is None
+    design = _Design(t, rays, centre, distances, sigma_perp, size_noise * distances, heights)
+    stretches_spec = _split(design, box, fps, penalty, skip_cost, max_arc_seconds, first_free=True,
+                            last_free=last_free, contact_on=contact_on, outside=outside, release=release)
+
+    stretches: list[Stretch] = []
+    for a, b, kind in stretches_spec:
+        extra = _surface_rows(t, np.array([a]), np.array([b]), outside, fps, box.table, last_free, release) \
+            if kind == 0 else ()
+        p, cov, rss = design.fit(kind, np.array([a]), np.array([b]), cov=True, extra=extra)
+        z = heights[kind - 1] if kind else 0.0
+        surface = ("table", "box_floor", "box_rim")[kind - 1] if kind else ""
+        stretches.append(Stretch(a, b, FLIGHT if kind == 0 else CONTACT, p[0], cov[0], float(rss[0]), z, surface))
+    stretches = _drop_impossible_hops(stretches, t, fps, box, max_hop_seconds)
+
+    # -- positions of every track frame (from the stretch covering it, else the nearest in time)
+    rel_all = times_all - t0
+    if stretches:
+        spans = np.array([[t[s.start], t[s.stop - 1]] for s in stretches])
+        for k in range(start_index, n_all):
+            tk = rel_all[k]
+            inside = np.flatnonzero((spans[:, 0] - 1e-9 <= tk) & (tk <= spans[:, 1] + 1e-9))
+            if len(inside):
+                j = int(inside[0])
+            else:
+                j = int(np.argmin(np.minimum(np.abs(spans[:, 0] - tk), np.abs(spans[:, 1] - tk))))
+                if tk > spans[-1, 1] and stretches[-1].kind == FLIGHT and rest_index is not None:
+                    j = len(stretches) - 1
+            positions[k] = stretches[j].position(tk)[0]
+
+    # -- impacts between consecutive stretches
+    impacts: list[FlightImpact] = []
+    dt = 1.0 / fps
+    table_e: list[float] = []
+    raw = []
+    for a, b in zip(stretches, stretches[1:], strict=False):
+        lo, hi = t[a.stop - 1] - 0.5 * dt, t[b.start] + 0.5 * dt
+        if a.kind == CONTACT and b.kind == CONTACT:
+            continue
+        if a.kind == FLIGHT and b.kind == CONTACT:
+            tc = _descending_root(a.params, b.z, lo - dt, hi + dt)
+            tc = 0.5 * (t[a.stop - 1] + t[b.start]) if tc is None else tc
+            pos = a.position(tc)[0]
+            vz_before = float(a.velocity(tc)[2])
+            raw.append((a, b, tc, pos, vz_before, 0.0, a.vz_sigma(), "landing"))
+            continue
+        if a.kind == CONTACT:  # rolls off an edge / lifts off: no impact
+            continue
+        # arc to arc: where they meet. Table/floor/rim impacts at the surface height, else closest approach
+        grid = np.linspace(lo - dt, hi + dt, 41)
+        gap = np.linalg.norm(a.position(grid) - b.position(grid), axis=1)
+        tc = float(grid[int(np.argmin(gap))])
+        pos = 0.5 * (a.position(tc)[0] + b.position(tc)[0])
+        surface = box.surface(pos)
+        h = {"table": box.table, "box_floor": box.floor, "box_rim": box.rim}.get(surface)
+        if h is not None:
+            ta = _descending_root(a.params, h, lo - dt, hi + dt)
+            tb = _ascending_root(b.params, h, lo - dt, hi + dt)
+            if ta is not None and tb is not None:
+                tc = 0.5 * (ta + tb)
+                pos = 0.5 * (a.position(ta)[0] + b.position(tb)[0])
+        vz_before = float(a.velocity(tc)[2])
+        vz_after = float(b.velocity(tc)[2])
+        raw.append((a, b, tc, pos, vz_before, vz_after, math.hypot(a.vz_sigma(), b.vz_sigma()), "arc"))
+    for _a, _b, _tc, pos, vz_before, vz_after, sig, what in raw:
+        if what == "arc" and box.surface(pos) == "table" and vz_before < -BOUNCE_MIN_MM_S and vz_after > 0:
+            e = vz_after / -vz_before
+            if 0.2 < e < 1.0 and sig < 0.25 * -vz_before:
+                table_e.append(e)
+    e_table, e_sigma = RESTITUTION_PRIOR["table"]
+    if table_e:
+        e_table = float(np.median(table_e))
+        e_sigma = float(max(0.03, 0.06 / math.sqrt(len(table_e))))
+
+    for a, b, tc, pos, vz_before, vz_after, sig, what in raw:
+        surface = box.surface(pos)
+        t_abs_c = tc + t0
+        frame = int(math.floor(t_abs_c * fps + 1e-9))
+        evidence = math.inf
+        if what == "arc":
+            _, _, rss = design.fit(0, np.array([a.start]), np.array([b.stop]))
+            evidence = float(rss[0] - a.rss - b.rss)
+        sig = max(sig, 20.0)
+        if what == "arc":
+            is_bounce = vz_before < -BOUNCE_MIN_MM_S and vz_after > 0
+            reasons = []
+            near = abs(-vz_before - BOUNCE_MIN_MM_S) < dispute_sigmas * sig
+            if near:
+                reasons.append("approach speed near 0.15 m/s")
+            if evidence < 2.0 * penalty:
+                reasons.append(f"weak evidence (χ² {evidence:.0f})")
+            if is_bounce and (vz_after > -vz_before + dispute_sigmas * sig or vz_after < 0.3 * -vz_before):
+                reasons.append("restitution implausible for a bounce")
+            impacts.append(FlightImpact(t_abs_c, frame, pos, (float(pos[0]), float(pos[1])), surface,
+                                        vz_before / 1000, vz_after / 1000, sig / 1000, evidence, is_bounce,
+                                        doubtful=bool(reasons) and (is_bounce or near), reasons=reasons))
+        else:
+            # landing into a roll: the hops that must follow, too small to resolve
+            e_s, e_sig = (e_table, e_sigma) if surface == "table" else RESTITUTION_PRIOR.get(surface, (0.5, 0.08))
+            v = -vz_before
+            v_sig = sig
+            j = 0
+            tj = tc
+            while v > RESTING_MM_S * 0.8 and j < 30:
+                # the hop's approach v_j = v·e^j: bounds from v ± kσ and e ± kσ
+                hi_v = (v + dispute_sigmas * v_sig)
+                lo_v = max(0.0, v - dispute_sigmas * v_sig)
+                is_bounce = v > BOUNCE_MIN_MM_S
+                doubtful = (lo_v < BOUNCE_MIN_MM_S < hi_v)
+                pos_j = b.position(min(tj, t[b.stop - 1]))[0] if j else pos
+                frame = int(math.floor((tj + t0) * fps + 1e-9))
+                rebound = e_s * v if v > RESTING_MM_S else 0.0
+                impacts.append(FlightImpact(tj + t0, frame, pos_j, (float(pos_j[0]), float(pos_j[1])), surface,
+                                            -v / 1000, rebound / 1000, v_sig / 1000,
+                                            math.inf if j == 0 else 0.0, is_bounce and rebound > 0,
+                                            doubtful=doubtful, inferred=j > 0,
+                                            reasons=["approach speed near 0.15 m/s"] if doubtful else []))
+                if v <= RESTING_MM_S:
+                    break
+                tj = tj + 2.0 * rebound / G_MM_S2
+                v_sig = math.hypot(v_sig * e_s, v * e_sig)
+                v = rebound
+                j += 1
+    impacts.sort(key=lambda i: i.time)
+
+    # -- box entry: the first frame whose centre is over the outline
+    entered_frame = None
+    entered_time = None
+    sds = np.full(n_all, np.nan)
+    valid = np.isfinite(positions[:, 0])
+    if np.any(valid):
+        sds[valid] = box.sd(positions[valid, :2])
+        inside = np.flatnonzero(valid & (sds > 0))
+        if len(inside):
+            entered_frame = int(frames_all[inside[0]])
+            entered_time = float(times_all[inside[0]])
+
+    # -- the count and its bounds
+    doubts: list[str] = []
+    count = count_min = count_max = 0
+    for imp in impacts:
+        imp.before_box = entered_frame is None or imp.frame < entered_frame
+        if imp.surface != "table" and not (imp.surface == "box_wall" and box.sd(np.array(imp.table_mm))[0] < 0):
+            continue
+        if imp.surface != "table":
+            continue
+        # a table bounce right at the entry: which side of it the frame falls is sub-frame timing
+        at_entry = entered_frame is not None and abs(imp.frame - entered_frame) <= 1 and imp.bounce
+        before = imp.before_box
+        if at_entry:
+            imp.doubtful = True
+            imp.reasons.append("within a frame of the box entry")
+        if imp.bounce and before:
+            count += 1
+        if imp.doubtful or at_entry:
+            could_count = (imp.bounce or "approach speed near 0.15 m/s" in imp.reasons) and (before or at_entry)
+            could_not = not imp.bounce or not before or at_entry or imp.doubtful
+            if imp.bounce and before:
+                count_min += 0 if could_not else 1
+                count_max += 1
+            elif could_count:
+                count_max += 1
+            doubts.append(f"frame {imp.frame}: " + "; ".join(imp.reasons))
+        elif imp.bounce and before:
+            count_min += 1
+            count_max += 1
+    return FlightAnalysis(stretches, impacts, times_all, positions, entered_frame, entered_time, count,
+                          count_min, count_max, e_table, rest_index, sigma_px, size_scale, doubts)
