@@ -25,6 +25,7 @@ masks, and the refinement's alpha sums run only over the blob's fringe.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -78,6 +79,8 @@ class MeteorDetector:
         self._last_small: np.ndarray | None = None
         self._last_mask: np.ndarray | None = None
         self._last_origin = (0, 0)
+        self._last_cut = False  # the last windowed search cut a blob at a window edge
+        self.last_boxes: dict[int, tuple[int, int, int, int]] = {}  # label → full-res box of the last candidates
         # change test: the strided sample step (full-res px) and the sample of the last full search
         self.change_step = 8
         self.change_level = 30  # a sample changed when one of its channels moved this much
@@ -99,9 +102,14 @@ class MeteorDetector:
         self.brightness = norm
         self.cos_limit = float(np.cos(np.radians(max_angle_deg)))
         self.brightness_range = brightness_range
-        # p·d (brightness along the meteor's colour) and |p|² from one transform each
+        # p·d (brightness along the meteor's colour) and |p|² + 1 from one transform each
         self._along = direction.reshape(1, 3).astype(np.float32)
         self._ones = np.ones((1, 3), np.float32)
+        self._ones_plus = np.array([[1.0, 1.0, 1.0, 1.0]], np.float32)  # Σ + 1 (the last column is an offset)
+        self._ones_eps = np.array([[1.0, 1.0, 1.0, 1e-3]], np.float32)  # Σ + 1e-3
+        self._inv_cos2 = float(1.0 / self.cos_limit**2)
+        low, high = brightness_range
+        self._along_low, self._along_high = float(norm * low), float(norm * high)
         self._meteor_bgr = np.asarray(meteor_rgb, np.float32)[::-1].copy()
 
     # -- masks ---------------------------------------------------------------------------------
@@ -111,21 +119,37 @@ class MeteorDetector:
 
         With a background (float32, same size) a pixel must also be nearer in hue to the meteor
         than to the background under it: that rejects shadows and a table of a similar colour.
+        That second test only runs over the bounding box of the pixels that pass the first.
         """
+        mask, pixels, along2 = self._colour_test(image_bgr)
+        if background is not None:
+            bx, by, bw, bh = cv2.boundingRect(mask)
+            if bw:
+                box = (slice(by, by + bh), slice(bx, bx + bw))
+                self._background_test(mask[box], pixels[box], along2[box], background[box])
+        return mask
+
+    def _colour_test(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The colour-only mask, the float pixels and (p·d)²/cos² (for `_background_test`)."""
         pixels = image_bgr.astype(np.float32)
         along = cv2.transform(pixels, self._along)  # p·d
-        squared = cv2.transform(cv2.multiply(pixels, pixels), self._ones) + 1.0  # |p|²
-        low, high = self.brightness_range
-        along2 = cv2.multiply(along, along)
-        # angle test without a square root: (p·d)² ≥ cos² · |p|², with p·d > 0
-        mask = cv2.compare(along2, squared * (self.cos_limit**2), cv2.CMP_GE)
-        mask &= cv2.inRange(along, self.brightness * low, self.brightness * high)
-        if background is not None:
-            cross = cv2.transform(cv2.multiply(pixels, background), self._ones)  # p·b
-            bb = cv2.transform(cv2.multiply(background, background), self._ones) + 1.0  # |b|²
-            # cos²(p, meteor) > cos²(p, background):  (p·d)²·|b|² > (p·b)²
-            mask &= cv2.compare(cv2.multiply(along2, bb), cv2.multiply(cross, cross) * 1.02, cv2.CMP_GT)
-        return mask
+        squared = cv2.transform(cv2.multiply(pixels, pixels), self._ones_plus)  # |p|² + 1
+        # the brightness band: p·d outside (low, high] becomes 0, which fails the angle test below
+        cv2.threshold(along, self._along_low, 0.0, cv2.THRESH_TOZERO, dst=along)
+        cv2.threshold(along, self._along_high, 0.0, cv2.THRESH_TOZERO_INV, dst=along)
+        # angle test without a square root: (p·d)² / cos² ≥ |p|², with p·d > 0
+        along2 = cv2.multiply(along, along, scale=self._inv_cos2)
+        return cv2.compare(along2, squared, cv2.CMP_GE), pixels, along2
+
+    def _background_test(self, mask: np.ndarray, pixels: np.ndarray, along2: np.ndarray, background: np.ndarray):
+        """Clear, in place, the pixels of `mask` nearer in hue to the background than to the meteor."""
+        cross = cv2.transform(cv2.multiply(pixels, background), self._ones)  # p·b
+        bb = cv2.transform(cv2.multiply(background, background), self._ones_plus)  # |b|² + 1
+        # cos²(p, meteor) > cos²(p, background):  (p·d)²·|b|² > 1.02·(p·b)²
+        keep = cv2.compare(
+            cv2.multiply(along2, bb), cv2.multiply(cross, cross, scale=1.02 * self._inv_cos2), cv2.CMP_GT
+        )
+        cv2.bitwise_and(mask, keep, dst=mask)
 
     def update_full_background(self, frame_bgr: np.ndarray, exclude: tuple[float, float, float] | None, rate: float):
         if self.full_background is None:
@@ -212,7 +236,7 @@ class MeteorDetector:
             box = (slice(by, by + bh), slice(bx, bx + bw))
             diff = cv2.absdiff(small[box], background[box].astype(np.uint8))
             moving = cv2.transform(diff, self._ones).reshape(diff.shape[:2]) > 40.0
-        count, labels, stats, centroids = cv2.connectedComponentsWithStats(sub, connectivity=8)
+        count, labels, stats, centroids = _components(sub)
         s = self.scale
         s2 = float(s * s)
         d_min, d_max = self.diameter_range_px
@@ -224,9 +248,11 @@ class MeteorDetector:
         cut_right = crop and ox + w < self.small_size[0]
         cut_bottom = crop and oy + h < self.small_size[1]
         found = []
+        self._last_cut = False
+        self.last_boxes = {}
         for label in range(1, count):
             area = float(stats[label, cv2.CC_STAT_AREA])
-            if area < area_min or area > area_max:
+            if area > area_max:
                 continue
             x0, y0, bw_, bh_ = (int(v) for v in stats[label, :4])
             if crop and (
@@ -235,6 +261,9 @@ class MeteorDetector:
                 or (cut_right and bx + x0 + bw_ >= w)
                 or (cut_bottom and by + y0 + bh_ >= h)
             ):
+                self._last_cut = self._last_cut or area >= 2.0  # more of it may lie outside the window
+                continue
+            if area < area_min:
                 continue
             if moving is not None:
                 inside = labels[y0 : y0 + bh_, x0 : x0 + bw_] == label
@@ -243,27 +272,50 @@ class MeteorDetector:
                 frac = 1.0
             cx, cy = centroids[label]
             found.append(((float(cx) + bx + ox) * s, (float(cy) + by + oy) * s, area * s2, frac, label))
+            # the blob's box in full-res px, for `refine`
+            x0, y0 = (x0 + bx + ox) * s, (y0 + by + oy) * s
+            self.last_boxes[label] = (x0, y0, x0 + bw_ * s, y0 + bh_ * s)
         return found
 
     def candidates_near(
-        self, frame_bgr: np.ndarray, x: float, y: float, reach: float
+        self, frame_bgr: np.ndarray, x: float, y: float, reach: float, full_reach: float | None = None
     ) -> list[tuple[float, float, float, float, int]]:
-        """Candidates in a window of half-size `reach` (full-res px) around (x, y), without motion."""
+        """Candidates in a window of half-size `reach` (full-res px) around (x, y), without motion.
+
+        With a larger `full_reach`, the search is repeated in that window when a blob touches an
+        edge of the first one (it may be larger than the window; a search in the large window
+        would have seen it whole).
+        """
+        found = self._candidates_in_window(frame_bgr, x, y, reach)
+        if full_reach is not None and full_reach > reach and self._last_cut:
+            found = self._candidates_in_window(frame_bgr, x, y, full_reach)
+        return found
+
+    def _candidates_in_window(self, frame_bgr: np.ndarray, x: float, y: float, reach: float):
         s = self.scale
         sw, sh = self.small_size
         sx0 = min(max(0, int((x - reach) // s)), sw - 1)
         sy0 = min(max(0, int((y - reach) // s)), sh - 1)
         sx1 = max(min(sw, int(-(-(x + reach) // s)) + 1), sx0 + 1)
         sy1 = max(min(sh, int(-(-(y + reach) // s)) + 1), sy0 + 1)
+        self._last_cut = False
         if sx1 - sx0 < 3 or sy1 - sy0 < 3:  # the prediction is (nearly) out of the frame
             return []
         window = frame_bgr[sy0 * s : sy1 * s, sx0 * s : sx1 * s]
         small = self._reduce(window, (sx1 - sx0, sy1 - sy0))
         return self.candidates(small, (sx0, sy0), with_motion=False, crop=True)
 
-    def search_reach(self, gate_px: float) -> float:
-        """Window half-size around a prediction that holds every blob a gated search could pick, whole."""
+    def search_reach(self, gate_px: float, size_px: float | None = None) -> float:
+        """Window half-size around a prediction that holds every blob a gated search could pick, whole.
+
+        With `size_px` (the tracked meteor's apparent length, full-res px), a window that holds a
+        blob of that size whose centre is in the gate: for `candidates_near` with the first as its
+        `full_reach`, which it falls back on when a blob is cut by the small window.
+        """
         d_max = self.diameter_range_px[1]
+        if size_px is not None and math.isfinite(size_px):
+            size = min(d_max, max(self.diameter_range_px[0], size_px))
+            return gate_px + size + 2.0 * self.scale + 2.0
         area_max = 6.0 * np.pi * d_max * d_max / 4.0
         return gate_px + 0.5 * np.sqrt(area_max) + 2.0 * d_max + 2.0 * self.scale
 
@@ -286,113 +338,198 @@ class MeteorDetector:
         x0, y0, x1, y1 = max(x0, ox), max(y0, oy), min(x1, ox + lw), min(y1, oy + lh)
         if x1 - x0 < 2 or y1 - y0 < 2:
             return 0.0
-        patch = self._last_small[y0 - oy : y1 - oy, x0 - ox : x1 - ox].astype(np.float32)
-        bg = self.background[y0:y1, x0:x1]
-        diff = np.abs(patch - bg).sum(axis=2)
-        pp = (patch * patch).sum(axis=2) + 1.0
-        bb = (bg * bg).sum(axis=2) + 1.0
-        pb = (patch * bg).sum(axis=2)
-        shadow = (pb * pb > 0.985 * pp * bb) & (pp < bb)
-        fg = (diff > 60.0) & ~shadow & (self._last_mask[y0 - oy : y1 - oy, x0 - ox : x1 - ox] == 0)
-        yy, xx = np.mgrid[y0:y1, x0:x1]
-        dist = np.hypot(xx + 0.5 - cx, yy + 0.5 - cy)
+        # the ring first; the foreground test runs only over its pixels
+        dy = np.arange(y0, y1, dtype=np.float64)[:, None] + (0.5 - cy)
+        dx = np.arange(x0, x1, dtype=np.float64)[None, :] + (0.5 - cx)
+        dist = np.hypot(dx, dy)
         ring = (dist >= ring_in) & (dist <= ring_out)
         n = int(np.count_nonzero(ring))
-        return float(np.count_nonzero(fg & ring)) / n if n else 0.0
+        if not n:
+            return 0.0
+        patch = self._last_small[y0 - oy : y1 - oy, x0 - ox : x1 - ox][ring].astype(np.float32)
+        bg = self.background[y0:y1, x0:x1][ring]
+        diff = np.abs(patch - bg).sum(axis=1)
+        pp = (patch * patch).sum(axis=1) + 1.0
+        bb = (bg * bg).sum(axis=1) + 1.0
+        pb = (patch * bg).sum(axis=1)
+        shadow = (pb * pb > 0.985 * pp * bb) & (pp < bb)
+        fg = (diff > 60.0) & ~shadow & (self._last_mask[y0 - oy : y1 - oy, x0 - ox : x1 - ox][ring] == 0)
+        return float(np.count_nonzero(fg)) / n
 
-    def refine(self, frame_bgr: np.ndarray, x: float, y: float, area_px: float) -> Detection | None:
-        """Centroid and apparent diameter of the meteor-coloured blob nearest (x, y), at full resolution."""
-        half = int(np.sqrt(max(area_px, 4.0)) * 1.6 + self.diameter_range_px[1] * 0.75 + 6)
-        x0, y0 = max(0, int(x) - half), max(0, int(y) - half)
-        x1, y1 = min(self.width, int(x) + half + 1), min(self.height, int(y) + half + 1)
-        if x1 - x0 < 3 or y1 - y0 < 3:
-            return None
-        roi = frame_bgr[y0:y1, x0:x1]
-        background = None
-        if self.background is not None:
+    def refine(
+        self,
+        frame_bgr: np.ndarray,
+        x: float,
+        y: float,
+        area_px: float,
+        box: tuple[int, int, int, int] | None = None,
+    ) -> Detection | None:
+        """Centroid and apparent diameter of the meteor-coloured blob nearest (x, y), at full resolution.
+
+        The window round (x, y) holds a meteor of the largest plausible size. With `box` (the
+        candidate's box from `last_boxes`), a window round that box is tried first, and kept when
+        it holds the blob and its blur fringe whole (as the large window would have).
+        """
+        if box is not None:
             s = self.scale
-            sx0, sy0 = x0 // s, y0 // s
-            sx1, sy1 = min(self.small_size[0], -(-x1 // s)), min(self.small_size[1], -(-y1 // s))
+            x0, y0, x1, y1 = box
+            # the full-resolution blob may pass where its small-frame border cells did not
+            margin = 2 * s + (min(x1 - x0, y1 - y0) + 2 * s) // 2 + 6
+            found = self._refine(frame_bgr, x, y, (x0 - margin, y0 - margin, x1 + margin, y1 + margin), True)
+            if found is not False:
+                return found
+        half = int(np.sqrt(max(area_px, 4.0)) * 1.6 + self.diameter_range_px[1] * 0.75 + 6)
+        return self._refine(frame_bgr, x, y, (int(x) - half, int(y) - half, int(x) + half + 1, int(y) + half + 1))
+
+    def _refine(
+        self, frame_bgr: np.ndarray, x: float, y: float, window: tuple[int, int, int, int], tight: bool = False
+    ) -> Detection | None | bool:
+        """`refine` in one window (x0, y0, x1, y1); with `tight`, False when the blob or its fringe
+        reaches an edge of the window inside the frame (a larger window is needed)."""
+        x0, y0 = max(0, window[0]), max(0, window[1])
+        x1, y1 = min(self.width, window[2]), min(self.height, window[3])
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            return False if tight else None
+        rw, rh = x1 - x0, y1 - y0
+        roi = frame_bgr[y0:y1, x0:x1]
+        mask, pixels, along2 = self._colour_test(roi)
+        mx, my, mw, mh = cv2.boundingRect(mask)
+        if not mw:
+            return False if tight else None
+        if self.background is not None:
+            # the small background, upsampled under the mask's bounding box only
+            s = self.scale
+            bx0, by0, bx1, by1 = x0 + mx, y0 + my, x0 + mx + mw, y0 + my + mh
+            sx0, sy0 = max(0, bx0 // s - 1), max(0, by0 // s - 1)
+            sx1, sy1 = min(self.small_size[0], -(-bx1 // s) + 1), min(self.small_size[1], -(-by1 // s) + 1)
             patch = self.background[sy0:sy1, sx0:sx1]
             if patch.size:
                 big = cv2.resize(patch, ((sx1 - sx0) * s, (sy1 - sy0) * s), interpolation=cv2.INTER_LINEAR)
-                ox, oy = x0 - sx0 * s, y0 - sy0 * s
-                big = big[oy : oy + (y1 - y0), ox : ox + (x1 - x0)]
-                if big.shape[:2] == roi.shape[:2]:
-                    background = big
-        mask = self.colour_mask(roi, background)
-        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, np.ones((2, 2), np.uint8))
-        count, labels, stats, centroids = cv2.connectedComponentsWithStats(mask, connectivity=8)
+                big = big[by0 - sy0 * s : by1 - sy0 * s, bx0 - sx0 * s : bx1 - sx0 * s]
+                if big.shape[:2] == (mh, mw):
+                    box = (slice(my, my + mh), slice(mx, mx + mw))
+                    self._background_test(mask[box], pixels[box], along2[box], big)
+        # opening and components over the mask's bounding box (a 2 px margin: the same result as
+        # on the whole window)
+        mx0, my0 = max(0, mx - 2), max(0, my - 2)
+        mx1, my1 = min(rw, mx + mw + 2), min(rh, my + mh + 2)
+        sub = cv2.morphologyEx(mask[my0:my1, mx0:mx1], cv2.MORPH_OPEN, _OPEN_KERNEL)
+        count, labels, stats, centroids = _components(sub)
         if count <= 1:
-            return None
-        best, best_d = -1, np.inf
+            return False if tight else None
+        best, best_d = -1, math.inf
+        ex, ey = x - x0 - mx0, y - y0 - my0  # (x, y) in the sub-window
         for label in range(1, count):
-            if stats[label, cv2.CC_STAT_AREA] < 3:
+            blob_area = int(stats[label, cv2.CC_STAT_AREA])
+            if blob_area < 3:
                 continue
-            d = np.hypot(centroids[label][0] + x0 - x, centroids[label][1] + y0 - y)
-            d -= 0.05 * np.sqrt(stats[label, cv2.CC_STAT_AREA])  # prefer the larger blob when near-equal
+            d = math.hypot(centroids[label][0] - ex, centroids[label][1] - ey)
+            d -= 0.05 * math.sqrt(blob_area)  # prefer the larger blob when near-equal
             if d < best_d:
                 best, best_d = label, d
         if best < 0:
-            return None
-        blob = (labels == best).astype(np.uint8)
+            return False if tight else None
+        lx, ly, lw, lh = (int(v) for v in stats[best, :4])
+        # the blob alone, with a 1 px empty border for the contour tracer
+        blob = np.zeros((lh + 2, lw + 2), np.uint8)
+        np.equal(labels[ly : ly + lh, lx : lx + lw], best, out=blob[1:-1, 1:-1].view(bool))
+        lx, ly = lx - 1 + mx0, ly - 1 + my0  # the blob array's corner in the window
         # fill specular highlights / dark crescents inside the blob
         contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
         if not contours:
-            return None
-        contour = max(contours, key=cv2.contourArea)
-        filled = np.zeros_like(blob)
-        cv2.drawContours(filled, [contour], -1, 1, thickness=-1)
+            return False if tight else None
+        contour = max(contours, key=cv2.contourArea) if len(contours) > 1 else contours[0]
+        bx, by, bw, bh = cv2.boundingRect(contour)
+        bx, by = bx + lx, by + ly  # in the window
+        partial = bx <= 0 or by <= 0 or bx + bw >= rw or by + bh >= rh
+        # the filled blob, in a region of the window that also holds its motion-blur fringe below:
+        # the fringe's half-width is at most half the blob's narrower side plus one
+        pad = min(bw, bh) // 2 + 3
+        gx0, gy0 = bx - pad, by - pad
+        gx1, gy1 = bx + bw + pad, by + bh + pad
+        if tight and (
+            (gx0 < 0 and x0 > 0)
+            or (gy0 < 0 and y0 > 0)
+            or (gx1 > rw and x1 < self.width)
+            or (gy1 > rh and y1 < self.height)
+        ):
+            return False
+        gx0, gy0, gx1, gy1 = max(0, gx0), max(0, gy0), min(rw, gx1), min(rh, gy1)
+        filled = np.zeros((gy1 - gy0, gx1 - gx0), np.uint8)
+        cv2.fillPoly(filled, [contour], 1, offset=(lx - gx0, ly - gy0))
         moments = cv2.moments(filled, binaryImage=True)  # pixel counts: no half-pixel loss at the border
         area = moments["m00"]
         if area < 3:
             return None
-        cx, cy = moments["m10"] / area, moments["m01"] / area
+        cx, cy = moments["m10"] / area + gx0, moments["m01"] / area + gy0
         mu20, mu02, mu11 = moments["mu20"] / area, moments["mu02"] / area, moments["mu11"] / area
-        common = np.sqrt(max(0.0, ((mu20 - mu02) / 2) ** 2 + mu11**2))
+        common = math.sqrt(max(0.0, ((mu20 - mu02) / 2) ** 2 + mu11**2))
         lam_max = (mu20 + mu02) / 2 + common
         lam_min = max(1e-6, (mu20 + mu02) / 2 - common)
-        elongation = float(np.sqrt(lam_max / lam_min))
+        elongation = float(math.sqrt(lam_max / lam_min))
         if elongation < 1.25:
-            diameter = 2.0 * np.sqrt(area / np.pi)
+            diameter = 2.0 * math.sqrt(area / math.pi)
         else:
             # a disc swept along a segment: the minor axis of a stadium of width d has variance
             # between d²/16 (disc) and d²/12 (long strip); interpolate on the elongation
             weight = min(1.0, (elongation - 1.0) / 3.0)
-            diameter = np.sqrt(lam_min * (16.0 * (1 - weight) + 12.0 * weight))
-        bx, by, bw, bh = cv2.boundingRect(contour)
-        partial = bx <= 0 or by <= 0 or bx + bw >= x1 - x0 or by + bh >= y1 - y0
+            diameter = math.sqrt(lam_min * (16.0 * (1 - weight) + 12.0 * weight))
         if self.full_background is not None:
             # blur-proof size and centroid: how much of the meteor's colour each pixel holds (alpha),
             # summed over the blob and its faint motion-blur fringe, is the disc's area
-            width = int(2 * np.sqrt(lam_min) + 1)  # the blur's fringe is about half a diameter wide
+            width = int(2 * math.sqrt(lam_min) + 1)  # the blur's fringe is about half a diameter wide
             size = max(5, width | 1)
-            fringe = cv2.dilate(filled, np.ones((size, size), np.uint8))
+            # the region holds the whole dilation: √lam_min ≤ min(bw, bh) / 2, so size // 2 < pad
+            fringe = cv2.dilate(filled, _square(size))
             # alpha is zero outside the fringe: work on its bounding box only
             fx, fy, fw, fh = cv2.boundingRect(fringe)
             fringe = fringe[fy : fy + fh, fx : fx + fw]
+            fx, fy = fx + gx0, fy + gy0  # in the window
             bg = self.full_background[y0 + fy : y0 + fy + fh, x0 + fx : x0 + fx + fw]
-            roi_f = roi[fy : fy + fh, fx : fx + fw].astype(np.float32)
+            roi_f = pixels[fy : fy + fh, fx : fx + fw]
             if elongation < 1.3 and not partial and area >= 20:
-                core = cv2.erode(filled, np.ones((3, 3), np.uint8))[fy : fy + fh, fx : fx + fw]
-                if np.count_nonzero(core) >= 6:
-                    mean = roi_f[core > 0].mean(axis=0)
+                core = cv2.erode(filled, _square(3))[fy - gy0 : fy - gy0 + fh, fx - gx0 : fx - gx0 + fw]
+                if cv2.countNonZero(core) >= 6:
+                    mean = np.asarray(cv2.mean(roi_f, mask=core)[:3], np.float32)
                     self._learned_bgr = mean if self._learned_bgr is None else 0.9 * self._learned_bgr + 0.1 * mean
             colour = self._learned_bgr if self._learned_bgr is not None else self._meteor_bgr
-            ref = colour.astype(np.float32)[None, None, :] - bg
+            ref = cv2.subtract((float(colour[0]), float(colour[1]), float(colour[2]), 0.0), bg)
             delta = cv2.subtract(roi_f, bg)
-            denom = cv2.transform(cv2.multiply(ref, ref), self._ones) + np.float32(1e-3)
+            denom = cv2.transform(cv2.multiply(ref, ref), self._ones_eps)  # |ref|² + 1e-3
             alpha = cv2.transform(cv2.multiply(delta, ref), self._ones)
             cv2.divide(alpha, denom, dst=alpha)
-            np.clip(alpha, 0.0, 1.0, out=alpha)
-            alpha[(fringe == 0) | (denom < 300.0)] = 0.0
+            # clip to [0, 1]; zero outside the fringe and where the colour is too near the background
+            cv2.threshold(alpha, 0.0, 0.0, cv2.THRESH_TOZERO, dst=alpha)
+            cv2.threshold(alpha, 1.0, 0.0, cv2.THRESH_TRUNC, dst=alpha)
+            keep = cv2.compare(denom, 300.0, cv2.CMP_GE)
+            cv2.bitwise_and(keep, fringe, dst=keep)  # fringe is 0/1: keep is 0/1
+            alpha = cv2.multiply(alpha, keep, dtype=cv2.CV_32F)
             sums = cv2.moments(alpha)
             total = float(sums["m00"])
             if total > 0.5 * area:
                 cx = float(sums["m10"] / total) + fx
                 cy = float(sums["m01"] / total) + fy
-                diameter = 2.0 * np.sqrt(total / np.pi)
+                diameter = 2.0 * math.sqrt(total / math.pi)
         return Detection(float(cx + x0), float(cy + y0), float(diameter), elongation, float(area), bool(partial))
+
+
+_OPEN_KERNEL = np.ones((2, 2), np.uint8)
+_SQUARES: dict[int, np.ndarray] = {}
+
+
+def _square(size: int) -> np.ndarray:
+    kernel = _SQUARES.get(size)
+    if kernel is None:
+        kernel = _SQUARES[size] = np.ones((size, size), np.uint8)
+    return kernel
+
+
+def _components(mask: np.ndarray):
+    """`connectedComponentsWithStats`, 8-connected, with 16-bit labels whenever they suffice (far faster)."""
+    h, w = mask.shape[:2]
+    # at most one 8-connected component per 2×2 block
+    ltype = cv2.CV_16U if ((w + 1) // 2) * ((h + 1) // 2) < 65535 else cv2.CV_32S
+    return cv2.connectedComponentsWithStats(mask, connectivity=8, ltype=ltype)
 
 
 def _blend_except_disc(image: np.ndarray, accumulator: np.ndarray, rate: float, cx: int, cy: int, radius: int) -> None:

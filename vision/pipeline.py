@@ -15,6 +15,7 @@ once per launch, on the buffered pixel track, when the meteor comes to rest.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -132,6 +133,7 @@ class LaunchJudge:
         self._frame_size: tuple[int, int] | None = None
         self._pending_calibration = calibration
         self._since_search = 0  # frames since the last whole-frame search (while nothing is tracked)
+        self._track_size: float | None = None  # the tracked meteor's last apparent length (px)
         self._rest_anchor: tuple[float, float] | None = None
         self._gone_frames = 0
 
@@ -246,6 +248,7 @@ class LaunchJudge:
         self._px: list[float] = []
         self._diam: list[float] = []
         self._flags: list[int] = []
+        self._box: list[float] | None = None  # x min, x max, y min, y max of the track
         self._analysis = None
         self._launch_start: int | None = None
         self._still_count = 0
@@ -271,16 +274,21 @@ class LaunchJudge:
         started = False
         if tracker.active:
             px, py, gate = tracker.predict()
-            # the tracker never leaves its gate: only a window round the prediction is searched
-            candidates = detector.candidates_near(frame_bgr, px, py, detector.search_reach(gate))
+            # the tracker never leaves its gate: only a window round the prediction is searched,
+            # sized for the tracked meteor (a larger one when a blob does not fit)
+            size = self._track_size
+            candidates = detector.candidates_near(
+                frame_bgr, px, py, detector.search_reach(gate, size), detector.search_reach(gate)
+            )
             detector.forget_scene()
-            best, best_d = None, np.inf
-            for cx, cy, area, _frac, _label in candidates:
-                d = float(np.hypot(cx - px, cy - py))
+            best, best_d = None, math.inf
+            for cx, cy, area, _frac, label in candidates:
+                d = math.hypot(cx - px, cy - py)
                 if d < best_d:
-                    best, best_d = (cx, cy, area), d
-            if best is not None and best_d <= gate + np.sqrt(best[2]) * 0.5:
-                detection = detector.refine(frame_bgr, best[0], best[1], best[2])
+                    best, best_d = (cx, cy, area, label), d
+            if best is not None and best_d <= gate + math.sqrt(best[2]) * 0.5:
+                box = detector.last_boxes.get(best[3])
+                detection = detector.refine(frame_bgr, best[0], best[1], best[2], box)
                 if detection is not None and not tracker.in_gate(detection.x, detection.y):
                     detection = None
         else:
@@ -297,12 +305,12 @@ class LaunchJudge:
                 else:
                     detector.remember_scene(frame_bgr)
             best = None
-            for cx, cy, area, frac, _label in candidates:
+            for cx, cy, area, frac, label in candidates:
                 score = area * (0.3 + frac)
                 if best is None or score > best[3]:
-                    best = (cx, cy, area, score)
+                    best = (cx, cy, area, score, label)
             if best is not None:
-                detection = detector.refine(frame_bgr, best[0], best[1], best[2])
+                detection = detector.refine(frame_bgr, best[0], best[1], best[2], detector.last_boxes.get(best[4]))
                 if detection is not None:
                     tracker.start(detection.x, detection.y)
                     started = True
@@ -311,12 +319,15 @@ class LaunchJudge:
             if not started:
                 tracker.update(detection.x, detection.y, cfg.sigma_px * (3.0 if detection.partial else 1.0))
             self._unseen = 0
-            touch = detector.touching(detection.x, detection.y, detection.diameter_px * detection.elongation)
+            self._track_size = detection.diameter_px * detection.elongation
+            touch = detector.touching(detection.x, detection.y, self._track_size)
             flag = HAND if touch > 0.2 else (PARTIAL if detection.partial else SEEN)
             self._record(frame_index, detection.x, detection.y, detection.diameter_px, flag)
         elif tracker.active:
             lost = tracker.miss()
             self._unseen += 1
+            if lost:
+                self._track_size = None
             if not lost and tracker.x is not None:
                 self._record(frame_index, float(tracker.x[0]), float(tracker.x[1]), np.nan, COASTED)
         else:
@@ -346,16 +357,30 @@ class LaunchJudge:
         self._px.extend((x, y))
         self._diam.append(diameter)
         self._flags.append(flag)
+        box = self._box
+        if box is None:
+            self._box = [x, x, y, y]
+        else:  # the track's bounding box, kept as it grows (no array per frame)
+            if x < box[0]:
+                box[0] = x
+            elif x > box[1]:
+                box[1] = x
+            if y < box[2]:
+                box[2] = y
+            elif y > box[3]:
+                box[3] = y
         if len(self._frames) > self.config.max_track_frames:
             drop = len(self._frames) - self.config.max_track_frames
             del self._frames[:drop], self._diam[:drop], self._flags[:drop]
             del self._px[: 2 * drop]
+            xs, ys = self._px[0::2], self._px[1::2]
+            self._box = [min(xs), max(xs), min(ys), max(ys)]
 
     def _launch_moved(self) -> bool:
-        if len(self._frames) < 4:
+        if len(self._frames) < 4 or self._box is None:
             return False
-        px = np.asarray(self._px).reshape(-1, 2)
-        return float(np.ptp(px[:, 0]) + np.ptp(px[:, 1])) > self.config.min_launch_px
+        x0, x1, y0, y1 = self._box
+        return (x1 - x0) + (y1 - y0) > self.config.min_launch_px
 
     def _advance_state(self, frame_bgr, frame_index: int, detection: Detection | None, events) -> None:
         cfg = self.config
@@ -393,7 +418,7 @@ class LaunchJudge:
             else:
                 self._gone_frames = 0
                 ax, ay = self._rest_anchor or (detection.x, detection.y)
-                if np.hypot(detection.x - ax, detection.y - ay) > 3 * detection.diameter_px:
+                if math.hypot(detection.x - ax, detection.y - ay) > 3 * detection.diameter_px:
                     self._reset_track()
                     self.tracker.reset()
                     self._set_state("waiting", frame_index, events, "meteor picked up")
@@ -406,20 +431,22 @@ class LaunchJudge:
     def _moving_fast(self, window: int) -> bool:
         if len(self._frames) < window:
             return False
-        px = np.asarray(self._px[-2 * window :]).reshape(-1, 2)
-        step = np.hypot(*np.diff(px, axis=0).T)
-        speed_mm_s = float(np.median(step)) / self._px_per_mm * self.fps
+        px = self._px[-2 * window :]
+        steps = sorted(math.hypot(px[i + 2] - px[i], px[i + 3] - px[i + 1]) for i in range(0, len(px) - 2, 2))
+        half = len(steps) // 2
+        median = steps[half] if len(steps) % 2 else 0.5 * (steps[half - 1] + steps[half])
+        speed_mm_s = median / self._px_per_mm * self.fps
         return speed_mm_s > 300.0
 
     def _is_still(self, rest_frames: int) -> bool:
         if len(self._frames) < rest_frames + 2:
             return False
-        px = np.asarray(self._px[-2 * rest_frames :]).reshape(-1, 2)
-        flags = self._flags[-rest_frames:]
-        if any(f == COASTED for f in flags):
+        if COASTED in self._flags[-rest_frames:]:
             return False
+        px = self._px[-2 * rest_frames :]
+        lx, ly = px[-2], px[-1]
         tolerance_px = max(0.8, self.config.rest_speed_mm_s * self.config.rest_seconds * self._px_per_mm)
-        spread = float(np.max(np.hypot(px[:, 0] - px[-1, 0], px[:, 1] - px[-1, 1])))
+        spread = max(math.hypot(px[i] - lx, px[i + 1] - ly) for i in range(0, len(px), 2))
         return spread <= tolerance_px
 
     # ------------------------------------------------------------------ the verdict

@@ -123,3 +123,39 @@ def test_background_blend_spares_the_meteor_disc():
     expected = before.copy()
     cv2.accumulateWeighted(bright, expected, 0.5, mask=keep)
     assert np.array_equal(after, expected)
+
+
+def test_refine_in_the_candidate_box_matches_the_large_window():
+    table = _table()
+    frame = _disc(table, 300.3, 170.6, 22.0)
+    results = []
+    for box_given in (False, True):
+        detector = _detector(table)
+        found = detector.candidates(detector.reduce(frame))
+        x, y, area, _, label = max(found, key=lambda c: c[2])
+        detection = detector.refine(frame, x, y, area, detector.last_boxes[label] if box_given else None)
+        results.append((detection.x, detection.y, detection.diameter_px, detection.area_px, detection.partial))
+    assert results[0] == results[1]
+
+
+def test_refine_falls_back_to_the_large_window_when_the_box_is_too_small():
+    table = _table()
+    detector = _detector(table)
+    frame = _disc(table, 300.0, 180.0, 30.0)
+    whole = detector.refine(frame, 300.0, 180.0, 700.0)
+    detector = _detector(table)
+    # a box far smaller than the blob: its window cuts the blob, so the large window is used
+    small_box = detector.refine(frame, 300.0, 180.0, 700.0, (296, 176, 304, 184))
+    assert not small_box.partial
+    assert (small_box.x, small_box.y, small_box.diameter_px) == (whole.x, whole.y, whole.diameter_px)
+
+
+def test_small_search_window_falls_back_when_a_blob_is_cut():
+    table = _table()
+    detector = _detector(table)
+    frame = _disc(table, 330.0, 180.0, 30.0)
+    large = detector.search_reach(12.0)
+    # a window sized for a 4 px meteor cuts the 30 px disc: the search repeats in the large window
+    near = detector.candidates_near(frame, 302.0, 180.0, detector.search_reach(12.0, 4.0), large)
+    assert len(near) == 1 and abs(near[0][0] - 330.0) < 2.0
+    assert detector.candidates_near(frame, 302.0, 180.0, detector.search_reach(12.0, 4.0)) == []

@@ -37,3 +37,28 @@ def test_loses_the_track_after_too_many_misses():
     tracker.start(0.0, 0.0)
     lost = [tracker.predict() and tracker.miss() for _ in range(4)]
     assert lost[-1] and not tracker.active
+
+
+def test_closed_form_filter_matches_the_matrix_kalman_filter():
+    import numpy as np
+
+    tracker = KalmanTracker()
+    f = np.eye(6)
+    f[0, 2] = f[1, 3] = f[2, 4] = f[3, 5] = 1.0
+    f[0, 4] = f[1, 5] = 0.5
+    h = np.zeros((2, 6))
+    h[0, 0] = h[1, 1] = 1.0
+    q = np.diag([0.25, 0.25, 1.0, 1.0, 1.0, 1.0]) * tracker.jerk_px**2
+    x = np.array([50.0, 80.0, 0, 0, 0, 0])
+    p = np.diag([4.0, 4.0, 400.0, 400.0, 25.0, 25.0])
+    tracker.start(50.0, 80.0)
+    for i in range(1, 30):
+        tracker.predict()
+        x, p = f @ x, f @ p @ f.T + q
+        if i % 7 == 3:
+            continue  # a missed frame: predict only
+        z, noise = np.array([50.0 + 6 * i, 80.0 + 0.4 * i * i]), 0.5 if i % 2 else 1.5
+        gain = p @ h.T @ np.linalg.inv(h @ p @ h.T + np.eye(2) * noise**2)
+        x, p = x + gain @ (z - h @ x), (np.eye(6) - gain @ h) @ p
+        tracker.update(float(z[0]), float(z[1]), noise)
+    assert np.allclose(tracker.x, x, atol=1e-9) and np.allclose(tracker.P, p, atol=1e-9)
