@@ -1,0 +1,695 @@
+"""When did the hand let go? The release time, frame and point of one launch, from its pixel track.
+
+Model (the assumption every figure here rests on): a flick is a *steady push from rest, then a
+ballistic flight*. The meteor is held still at the hold point `P_h` until the throw starts at `t0`;
+the hand then accelerates it with a constant 3D acceleration `a` until it lets go at `t_r`:
+
+    p(t) = P_h                                   t < t0
+    p(t) = P_h + ½·a·(t − t0)²                   t0 ≤ t < t_r
+    p(t) = p_r + v_r·(t − t_r) + ½·g·(t − t_r)²  t ≥ t_r,   p_r = P_h + ½·a·T², v_r = a·T, T = t_r − t0
+
+with g = 9810 mm/s² straight down, so position and velocity are continuous at the release and the
+whole launch up to the first impact has eight unknowns (t0, t_r, P_h, a). A real hand also
+accelerates the meteor up to the release and then lets go; a constant push is the simplest such
+profile, and it is what makes the release time observable at all: the ballistic arc fixes p_r and
+v_r as functions of t_r, the held-still sightings fix the hold ray and the time the push starts, and
+only one t_r joins the two with a push from rest (`P_h = p_r − v_r·T/2`).
+
+The fit (Levenberg–Marquardt with an analytic Jacobian, robust Huber weights) compares the model
+with the track's pixel centroids (reprojection residuals; σ ≈ 0.4 px on clear sightings, 2.5× on
+sightings touching the hand, 8× on those whose apparent size has shrunk well below the track's
+typical size at that range: fingers still covering the freed meteor) and, weakly, with the apparent
+sizes (a log-size residual, with the detector's size scale a fitted nuisance near `size_scale`).
+
+Exposure: frame i is exposed over [i/fps, (i + e)/fps] and its centroid is the mean position over
+that interval (the model is averaged over sub-samples of the exposure). The exposure fraction e is
+*marginalised*, not estimated: the track carries no streak length, and shifting e shifts every
+sighting's time by the same e/2 frame, which the fit cannot tell from a shift of t0 and t_r. So the
+fit runs at the middle of the prior `exposure_range`, and the release frame probabilities average
+the Gaussian of t_r over e uniform in that range (t_r moves by (e − e₀)/2 frames with e).
+
+The labelled release frame is the first frame whose exposure starts at or after t_r, i.e.
+ceil(t_r·fps); a candidate frame k has probability P((k − 1)/fps < t_r ≤ k/fps) and its point is the
+fitted flight at the middle of frame k's exposure (its centroid time).
+
+The fit covers the frames from the last stretch of the hold to just before the first impact: the
+given `first_impact_index`, else where a ballistic arc grown forwards from the first clear
+sightings stops explaining the track, or where it reaches the table (z = radius).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+
+from calibration.camera import CameraModel
+from vision.bounces import pixel_segments
+
+G_MM_S2 = 9810.0
+GRAVITY = np.array([0.0, 0.0, -G_MM_S2])
+
+SIGMA_PX = 0.4  # centroid noise of a clear sighting
+HAND_FACTOR = 2.5  # ... of one touching the hand (flag 3)
+PARTIAL_FACTOR = 1.5  # ... of a partial one (flag 1)
+SHRUNK_FACTOR = 30.0  # ... of one whose apparent size says fingers still cover it (effectively dropped)
+SHRUNK_RATIO = 0.82  # apparent size below this fraction of the expected one: covered
+SIZE_SIGMA = 0.08  # relative apparent-size noise (a weak term)
+HAND_SIZE_SIGMA = 0.15  # ... of a sighting touching the hand (partly covered: smaller)
+SIZE_SCALE_SIGMA = 0.05  # prior on the detector's size scale
+HOLD_SECONDS = 0.12  # how much of the held-still stretch enters the fit
+STILL_PX = 1.2  # frame-to-frame motion of a held meteor (the hand trembles)
+MOVE_PX = 40.0  # a throw moves the meteor this far within THROW_HORIZON_S
+THROW_HORIZON_S = 0.25
+SUBSAMPLES = 4  # sub-samples of each exposure
+HUBER = 2.5
+MIN_FREE_FRAMES = 4
+TIME_SIGMA_FLOOR_FRAMES = 0.08  # model error of the release time (a real push is not exactly constant)
+MIN_PROBABILITY = 0.02
+PROFILE_STEPS_FRAMES = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)  # release offsets of the profile (frames)
+PROFILE_ITERATIONS = 4
+MAX_SIGMA_FRAMES = 1.5  # a release time less sure than this is marked unreliable
+PROFILE_STOP_CHI2 = 16.0  # stop profiling once the cost has risen this much (scaled)
+LANDING_SIGMA_MM = 3.0  # the first impact's height (the surface is flat; the meteor rests on it)
+N_PARAMS = 10  # t0, t_r, P_h, a, size scale, impact time
+IMPACT_HORIZON_S = 1.0  # how far after the throw to look for the first impact
+KINK_PENALTY = 60.0  # chi² cost of a kink in the pixel track (as the judge's bounce finder)
+
+
+class ReleaseCandidate(NamedTuple):
+    frame: int
+    probability: float
+    table_mm: tuple[float, float]  # ground point under the meteor's centre at frame's exposure middle
+    height_mm: float  # the centre's height above the table then
+    herd_signed_mm: float | None
+
+
+@dataclass
+class ReleaseEstimate:
+    t_release_s: float  # clip time (frame i's exposure starts at i/fps), at the nominal exposure
+    sigma_s: float
+    frame: int | None  # the most probable release frame
+    candidates: list[ReleaseCandidate]
+    p_r: np.ndarray  # position (mm) at t_release_s
+    v_r: np.ndarray  # velocity (mm/s) at t_release_s
+    rms_px: float  # residual RMS of the clear (flag 0) sightings in the fit
+    reliable: bool
+    reason: str = ""
+    t_throw_s: float | None = None
+    hold_mm: np.ndarray | None = None
+    accel_mm_s2: np.ndarray | None = None
+    exposure_fraction: float = 0.7  # the nominal e the times refer to
+    exposure_range: tuple[float, float] = (0.4, 1.0)
+    fps: float = 60.0
+    fit_start_index: int = 0  # track indices [start, stop) the fit used
+    fit_stop_index: int = 0
+    first_impact_index: int | None = None
+    size_scale: float = 1.0
+    covered_indices: list[int] = field(default_factory=list)  # sightings judged covered by fingers
+
+    @property
+    def table_mm(self) -> tuple[float, float] | None:
+        best = self._best()
+        return best.table_mm if best else None
+
+    @property
+    def height_mm(self) -> float | None:
+        best = self._best()
+        return best.height_mm if best else None
+
+    @property
+    def herd_signed_mm(self) -> float | None:
+        best = self._best()
+        return best.herd_signed_mm if best else None
+
+    def _best(self) -> ReleaseCandidate | None:
+        return next((c for c in self.candidates if c.frame == self.frame), None)
+
+    def flight_position(self, t: np.ndarray | float) -> np.ndarray:
+        """Ballistic position (N×3) at clip times t (seconds, nominal exposure), from (p_r, v_r)."""
+        tau = np.atleast_1d(np.asarray(t, dtype=np.float64)) - self.t_release_s
+        return self.p_r[None, :] + tau[:, None] * self.v_r[None, :] + 0.5 * (tau * tau)[:, None] * GRAVITY
+
+    def frame_time_s(self, frame: float) -> float:
+        """Fit time of the middle of a frame's exposure (its centroid time)."""
+        return (frame + self.exposure_fraction / 2) / self.fps
+
+
+# ---- the model ----------------------------------------------------------------------------------
+def _positions(theta: np.ndarray, t: np.ndarray, t_ref: float, with_jacobian: bool = False):
+    """p(t) (N×3) of the hold-push-flight model, and dp/dθ (N×3×8) for θ = (t0, t_r, p_ref, v_ref).
+
+    The flight is parametrised by its position and velocity at the fixed time `t_ref` (a clear
+    sighting of the free flight), so the well-seen flight is linear in them; the release joins it
+    at t_r, and the push from rest that ends there (P_h = p_r − v_r·T/2, a = v_r/T) explains the
+    hold and the throw.
+    """
+    t0, tr = theta[0], theta[1]
+    p_ref, v_ref = theta[2:5], theta[5:8]
+    T = tr - t0
+    s_r = tr - t_ref
+    v_r = v_ref + GRAVITY * s_r
+    p_r = p_ref + v_ref * s_r + 0.5 * GRAVITY * s_r * s_r
+    hold = t < t0
+    push = (t >= t0) & (t < tr)
+    flight = t >= tr
+    sig = t - t_ref
+    u = np.where(push, t - t0, np.where(hold, 0.0, T))
+    f = u * u / (2 * T) - T / 2  # the push's offset from p_r along v_r (−T/2 while held)
+    p = np.where(
+        flight[:, None],
+        p_ref[None, :] + sig[:, None] * v_ref[None, :] + (0.5 * sig * sig)[:, None] * GRAVITY[None, :],
+        p_r[None, :] + f[:, None] * v_r[None, :],
+    )
+    if not with_jacobian:
+        return p
+    n = len(t)
+    jac = np.zeros((n, 3, 8))
+    jac[:, :, 2:5] = np.eye(3)[None]
+    dv = np.where(flight, sig, s_r + f)
+    jac[:, :, 5:8] = dv[:, None, None] * np.eye(3)[None]
+    # d/dt_r: v_r + g·f + v_r·df/dT;   d/dt0: v_r·df/dt0   (zero in the flight)
+    df_dT = np.where(hold, -0.5, -u * u / (2 * T * T) - 0.5)
+    df_dt0 = np.where(hold, 0.5, -u / T + u * u / (2 * T * T) + 0.5)
+    pre = ~flight
+    d_tr = v_r[None, :] + f[:, None] * GRAVITY[None, :] + df_dT[:, None] * v_r[None, :]
+    jac[:, :, 1] = np.where(pre[:, None], d_tr, 0.0)
+    jac[:, :, 0] = np.where(pre[:, None], df_dt0[:, None] * v_r[None, :], 0.0)
+    return p, jac
+
+
+class _Projector:
+    """Pinhole projection to undistorted pixels (the measured centroids are undistorted once)."""
+
+    def __init__(self, camera: CameraModel):
+        self.camera = camera
+        self.K = camera.camera_matrix
+        self.dist = camera.dist_coeffs
+        self.R = camera.rotation
+        self.t = camera.translation
+        self.center = camera.center_mm
+        self.focal = camera.focal_px
+        self.fxy = np.array([self.K[0, 0], self.K[1, 1]])
+        self.cxy = np.array([self.K[0, 2], self.K[1, 2]])
+
+    def undistort(self, px: np.ndarray) -> np.ndarray:
+        """Measured pixels → the pixels an ideal pinhole camera would have seen."""
+        normalized = cv2.undistortPoints(np.asarray(px, np.float64).reshape(-1, 1, 2), self.K, self.dist)
+        return normalized.reshape(-1, 2) * self.fxy + self.cxy
+
+    def project(self, points: np.ndarray, with_jacobian: bool = False):
+        cam = points.reshape(-1, 3) @ self.R.T + self.t
+        inv = 1.0 / cam[:, 2]
+        pix = cam[:, :2] * inv[:, None] * self.fxy + self.cxy
+        if not with_jacobian:
+            return pix
+        d_cam = np.zeros((len(cam), 2, 3))
+        d_cam[:, 0, 0] = self.fxy[0] * inv
+        d_cam[:, 0, 2] = -self.fxy[0] * cam[:, 0] * inv * inv
+        d_cam[:, 1, 1] = self.fxy[1] * inv
+        d_cam[:, 1, 2] = -self.fxy[1] * cam[:, 1] * inv * inv
+        return pix, d_cam @ self.R
+
+
+@dataclass
+class _Data:
+    times: np.ndarray  # exposure start of each sighting (s)
+    px: np.ndarray
+    diam: np.ndarray
+    sigma: np.ndarray  # centroid sigma (px)
+    size_w: np.ndarray  # 1/σ of the log-size residual (0: unused)
+    exposure_s: float
+    landing: tuple[float, float, float] | None = None  # (t_a, t_b, z): the arc reaches height z in [t_a, t_b]
+    t_ref: float = 0.0  # the time the flight parameters refer to
+    tr_fix: float | None = None  # when set, the release time is held there (profile likelihood)
+
+
+def _subsample_times(data: _Data) -> np.ndarray:
+    offsets = (np.arange(SUBSAMPLES) + 0.5) / SUBSAMPLES * data.exposure_s
+    return (data.times[:, None] + offsets[None, :]).reshape(-1)
+
+
+def _residuals(theta, data: _Data, proj: _Projector, size_prior: float, D: float, with_jacobian=False):
+    """Weighted residuals (pixel x, pixel y per sighting; log size; size-scale prior) and Jacobian."""
+    n = len(data.times)
+    ts = _subsample_times(data)
+    k_scale = theta[8]
+    if with_jacobian:
+        p, dp = _positions(theta[:8], ts, data.t_ref, True)
+        pix, dpix_dx = proj.project(p, True)
+        dpix = np.einsum("nij,njk->nik", dpix_dx, dp).reshape(n, SUBSAMPLES, 2, 8).mean(axis=1)
+    else:
+        p = _positions(theta[:8], ts, data.t_ref)
+        pix = proj.project(p)
+    pix = pix.reshape(n, SUBSAMPLES, 2).mean(axis=1)
+    pm = p.reshape(n, SUBSAMPLES, 3).mean(axis=1)
+    offset = pm - proj.center
+    dist = np.linalg.norm(offset, axis=1)
+    log_pred = np.log(k_scale * proj.focal * D / dist)
+    r_pix = ((pix - data.px) / data.sigma[:, None]).reshape(-1)
+    r_size = (np.log(data.diam) - log_pred) * data.size_w
+    r_prior = np.array([(k_scale - size_prior) / SIZE_SCALE_SIGMA])
+    r_land = np.zeros(2)
+    r_land[1] = theta[9] / 2.0  # keeps the impact-time parameter off the flat ends of its range
+    if data.landing is not None:
+        t_a, t_b, z_land = data.landing
+        frac = 0.5 + 0.5 * math.tanh(theta[9])
+        t_imp = t_a + (t_b - t_a) * frac
+        p_imp, dp_imp = _positions(theta[:8], np.array([t_imp]), data.t_ref, True)
+        r_land[0] = (p_imp[0, 2] - z_land) / LANDING_SIGMA_MM
+    r_fix = np.zeros(1)
+    if data.tr_fix is not None:
+        r_fix[0] = (theta[1] - data.tr_fix) / 1e-5
+    r = np.concatenate([r_pix, r_size, r_prior, r_land, r_fix])
+    if not with_jacobian:
+        return r
+    J = np.zeros((len(r), N_PARAMS))
+    if data.landing is not None:
+        eps = 1e-6
+        vz = (_positions(theta[:8], np.array([t_imp + eps]), data.t_ref)[0, 2] - p_imp[0, 2]) / eps
+        J[-3, :8] = dp_imp[0, 2, :] / LANDING_SIGMA_MM
+        J[-3, 9] = vz * (t_b - t_a) * 0.5 * (1 - math.tanh(theta[9]) ** 2) / LANDING_SIGMA_MM
+    J[: 2 * n, :8] = (dpix / data.sigma[:, None, None]).reshape(2 * n, 8)
+    dpm = dp.reshape(n, SUBSAMPLES, 3, 8).mean(axis=1)
+    dlog_dx = offset / (dist * dist)[:, None]  # d(−log pred)/dX = +offset/dist²
+    J[2 * n : 3 * n, :8] = np.einsum("nj,njk->nk", dlog_dx, dpm) * data.size_w[:, None]
+    J[2 * n : 3 * n, 8] = -data.size_w / k_scale
+    J[3 * n, 8] = 1.0 / SIZE_SCALE_SIGMA
+    J[-2, 9] = 0.5
+    if data.tr_fix is not None:
+        J[-1, 1] = 1e5
+    return r, J
+
+
+def _huber_weights(r: np.ndarray, n_pix: int) -> np.ndarray:
+    """Per-residual sqrt-weights; pixel residuals are weighted per sighting (x and y together)."""
+    w = np.ones_like(r)
+    norm = np.hypot(r[0:n_pix:2], r[1:n_pix:2])
+    wp = np.where(norm > HUBER, np.sqrt(HUBER / np.maximum(norm, 1e-12)), 1.0)
+    w[0:n_pix:2] = wp
+    w[1:n_pix:2] = wp
+    rest = np.abs(r[n_pix:])
+    w[n_pix:] = np.where(rest > HUBER, np.sqrt(HUBER / np.maximum(rest, 1e-12)), 1.0)
+    return w
+
+
+def _fit(theta, data, proj, size_prior, D, iterations=30):
+    """Levenberg–Marquardt with Huber IRLS. Returns θ, the weighted residual, J, weights, converged."""
+    lam = 1e-3
+    n_pix = 2 * len(data.times)
+    r, J = _residuals(theta, data, proj, size_prior, D, True)
+    w = _huber_weights(r, n_pix)
+    cost = float(np.sum((w * r) ** 2))
+    converged = False
+    for _ in range(iterations):
+        Jw = J * w[:, None]
+        A = Jw.T @ Jw
+        g = Jw.T @ (w * r)
+        scale = np.sqrt(np.maximum(np.diag(A), 1e-12))
+        An = A / np.outer(scale, scale)
+        gn = g / scale
+        improved = False
+        for _ in range(8):
+            try:
+                step = -np.linalg.solve(An + lam * np.eye(N_PARAMS), gn) / scale
+            except np.linalg.LinAlgError:
+                lam *= 10
+                continue
+            trial = theta + step
+            trial[8] = max(trial[8], 0.3)
+            if trial[1] <= trial[0] + 1e-3:
+                lam *= 10
+                continue
+            r_t = _residuals(trial, data, proj, size_prior, D)
+            cost_t = float(np.sum((w * r_t) ** 2))
+            if cost_t < cost:
+                improved = True
+                break
+            lam *= 10
+        if not improved:
+            converged = True
+            break
+        rel = (cost - cost_t) / max(cost, 1e-12)
+        theta = trial
+        lam = max(lam / 10, 1e-7)
+        r, J = _residuals(theta, data, proj, size_prior, D, True)
+        w = _huber_weights(r, n_pix)
+        cost = float(np.sum((w * r) ** 2))
+        if rel < 1e-7:
+            converged = True
+            break
+    return theta, r, J, w, converged
+
+
+# ---- starting values ----------------------------------------------------------------------------
+def _ray_rows(proj: _Projector, camera: CameraModel, px: np.ndarray):
+    """Unit rays and two unit perpendiculars of each pixel (for the linear arc fit)."""
+    d = camera.rays(px)
+    helper = np.where(np.abs(d[:, 2:3]) < 0.9, np.array([[0.0, 0.0, 1.0]]), np.array([[1.0, 0.0, 0.0]]))
+    u = np.cross(d, helper)
+    u /= np.linalg.norm(u, axis=1, keepdims=True)
+    w = np.cross(d, u)
+    return d, u, w
+
+
+def _linear_arc(tau, rays, dist_size, sigma_px, focal, center, size_rel=0.1):
+    """Weighted linear fit of a ballistic arc P(τ) = P0 + V·τ + ½gτ² to rays (and sizes).
+
+    Returns (P0, V, covariance 6×6 of (P0, V) in the units where the pixel rows have unit sigma).
+    """
+    d, u, w = rays
+    rows, rhs = [], []
+    g_term = 0.5 * (tau * tau)[:, None] * GRAVITY[None, :]
+    for vec, weight, target in (
+        (u, focal / (dist_size * sigma_px), np.zeros(len(tau))),
+        (w, focal / (dist_size * sigma_px), np.zeros(len(tau))),
+        (d, 1.0 / (size_rel * dist_size), dist_size),
+    ):
+        A = np.hstack([vec, vec * tau[:, None]])
+        b = target + np.sum(vec * center[None, :], axis=1) - np.sum(vec * g_term, axis=1)
+        rows.append(A * weight[:, None])
+        rhs.append(b * weight)
+    A = np.vstack(rows)
+    b = np.concatenate(rhs)
+    normal = A.T @ A + np.eye(6) * 1e-12
+    sol = np.linalg.solve(normal, A.T @ b)
+    res = A @ sol - b
+    scale = max(1.0, float(res @ res) / max(1, len(b) - 6))
+    return sol[:3], sol[3:], np.linalg.inv(normal) * scale
+
+
+def _arc_position(p0, v0, tau):
+    tau = np.atleast_1d(tau)
+    return p0[None, :] + tau[:, None] * v0[None, :] + 0.5 * (tau * tau)[:, None] * GRAVITY[None, :]
+
+
+def _throw_start(px: np.ndarray, times: np.ndarray, stop: int) -> tuple[int, int] | None:
+    """(first, end) of the last held-still run that a big move follows; end is the first moving index."""
+    best = None
+    run_start = 0
+    for index in range(1, stop):
+        step = np.hypot(*(px[index] - px[index - 1]))
+        gap = max(1.0, (times[index] - times[index - 1]) * 60.0)
+        if step >= STILL_PX * gap:
+            if index - run_start >= 4:
+                horizon = np.searchsorted(times, times[index] + THROW_HORIZON_S)
+                ahead = px[index : min(horizon, stop)]
+                if len(ahead) and np.max(np.hypot(*(ahead - px[index - 1]).T)) > MOVE_PX:
+                    best = (run_start, index)
+            run_start = index
+    return best
+
+
+# ---- the estimate -------------------------------------------------------------------------------
+def _unreliable(reason: str, fps: float, exposure: float, exposure_range) -> ReleaseEstimate:
+    return ReleaseEstimate(
+        t_release_s=float("nan"),
+        sigma_s=float("inf"),
+        frame=None,
+        candidates=[],
+        p_r=np.full(3, np.nan),
+        v_r=np.full(3, np.nan),
+        rms_px=float("nan"),
+        reliable=False,
+        reason=reason,
+        exposure_fraction=exposure,
+        exposure_range=exposure_range,
+        fps=fps,
+    )
+
+
+def default_exposure_range(fps: float) -> tuple[float, float]:
+    """Prior range of the exposure fraction: long shutters indoors, the longest at low frame rates."""
+    return (0.5, 0.9) if fps >= 50 else (0.7, 0.95)
+
+
+def estimate_release(
+    track,
+    camera: CameraModel,
+    meteor_diameter_mm: float,
+    first_impact_index: int | None = None,
+    herd_signed: Callable[[np.ndarray], np.ndarray] | None = None,
+    *,
+    exposure_range: tuple[float, float] | None = None,
+    size_scale: float = 0.95,
+    sigma_px: float = SIGMA_PX,
+    impact_height_mm: float | None = None,
+) -> ReleaseEstimate:
+    """Fit hold → steady push → ballistic flight to one launch's track; the release and its candidates.
+
+    `track` is a `vision.analysis.LaunchTrack` (frames, px, diameters, flags, fps).
+    `first_impact_index` (an index into the track) ends the fit before the first impact.
+    `herd_signed(xy N×2) -> N` gives each candidate's signed distance from the herd line.
+    `impact_height_mm`: the centre's height at the first impact (default: the radius, a table
+    bounce; NaN when the surface is unknown, which drops the term).
+    """
+    fps = float(track.fps)
+    e_lo, e_hi = exposure_range or default_exposure_range(fps)
+    e0 = 0.5 * (e_lo + e_hi)
+    D = float(meteor_diameter_mm)
+    radius = D / 2
+    frames_all = np.asarray(track.frames)
+    flags_all = np.asarray(track.flags)
+    px_all = np.asarray(track.px, dtype=np.float64)
+    diam_all = np.asarray(track.diameters, dtype=np.float64)
+    n_all = len(frames_all)
+    stop_all = n_all if first_impact_index is None else max(0, min(n_all, int(first_impact_index)))
+    ok = (flags_all != 2) & np.isfinite(px_all).all(axis=1) & np.isfinite(diam_all) & (diam_all > 0)
+    ok[stop_all:] = False
+    idx = np.flatnonzero(ok)
+    if len(idx) < 8:
+        return _unreliable("too few sightings", fps, e0, (e_lo, e_hi))
+    frames = frames_all[idx].astype(np.float64)
+    px = px_all[idx]
+    diam = diam_all[idx]
+    flags = flags_all[idx]
+    times = frames / fps  # exposure starts
+    tmid = times + e0 / (2 * fps)  # centroid times
+    proj = _Projector(camera)
+    reasons: list[str] = []
+
+    # -- the hold and the start of the throw ---------------------------------------------------------
+    upx = proj.undistort(px)
+    throw = _throw_start(upx, times, len(px))
+    if throw is None:
+        return _unreliable("no held-still stretch before the throw (the release was not seen)", fps, e0, (e_lo, e_hi))
+    run_first, moving = throw
+    hold_n = max(3, int(round(HOLD_SECONDS * fps)))
+    start = max(run_first, moving - hold_n)
+    hold_px = np.median(upx[start:moving], axis=0)
+
+    # -- a ballistic arc from the first clear run after the throw, grown to the first impact --------
+    clear = (flags == 0) | (flags == 1)
+    first_clear = None
+    for j in range(moving + 1, len(px) - 2):
+        if clear[j] and clear[j + 1] and clear[j + 2]:
+            first_clear = j
+            break
+    if first_clear is None:
+        first_clear = min(len(px) - 3, moving + int(round(0.2 * fps)))
+    rays = _ray_rows(proj, camera, px)
+    dist_size = proj.focal * D / (diam / size_scale)
+    sig_lin = np.where(clear, sigma_px, sigma_px * HAND_FACTOR)
+    if first_impact_index is None:
+        # the first impact: the first kink of the pixel track after the hand lets go (a ballistic
+        # arc images to a smooth curve; an impact reverses the vertical velocity)
+        horizon = min(len(px), first_clear + int(round(IMPACT_HORIZON_S * fps)))
+        pieces = pixel_segments(
+            times[first_clear:horizon], upx[first_clear:horizon], sig_lin[first_clear:horizon], KINK_PENALTY
+        )
+        stop = first_clear + pieces[0][1]
+    else:
+        stop = len(px)
+    if stop - first_clear < 3:
+        return _unreliable("too few sightings after the throw", fps, e0, (e_lo, e_hi))
+    t_ref = tmid[first_clear]
+    sl_arc = slice(first_clear, stop)
+    p0, v0, _ = _linear_arc(
+        tmid[sl_arc] - t_ref,
+        tuple(r[sl_arc] for r in rays),
+        dist_size[sl_arc],
+        sig_lin[sl_arc],
+        proj.focal,
+        proj.center,
+    )
+    impact_index = int(idx[stop]) if stop < len(px) else None
+    if first_impact_index is not None:
+        impact_index = int(first_impact_index) if first_impact_index < n_all else None
+    free_frames = int(np.sum(clear[first_clear:stop]))
+
+    # -- starting values of the throw: the release joining the arc to the hold ray ----------------------
+    t_dep = 0.5 * (tmid[moving - 1] + tmid[moving])
+    tr_grid = np.linspace(t_dep + 0.02, tmid[first_clear], 40)
+    T_grid = np.linspace(0.03, 0.35, 33)
+    TR, TT = np.meshgrid(tr_grid, T_grid, indexing="ij")
+    pr = _arc_position(p0, v0, TR.reshape(-1) - t_ref)
+    vr = v0[None, :] + (TR.reshape(-1) - t_ref)[:, None] * GRAVITY[None, :]
+    holds = pr - vr * (TT.reshape(-1)[:, None] / 2)
+    hold_err = np.hypot(*(proj.project(holds) - hold_px).T) / (sigma_px * HAND_FACTOR)
+    dep_err = ((TR - TT).reshape(-1) - t_dep) * fps
+    best = int(np.argmin(hold_err**2 + dep_err**2))
+    tr_init, T_init = float(TR.reshape(-1)[best]), float(TT.reshape(-1)[best])
+    theta = np.concatenate([[tr_init - T_init, tr_init], p0, v0, [size_scale, 0.0]])
+
+    # -- the joint fit ---------------------------------------------------------------------------------
+    sl = slice(start, stop)
+    sig = np.where(flags[sl] == 1, sigma_px * PARTIAL_FACTOR, sigma_px)
+    sig = np.where(flags[sl] == 3, sigma_px * HAND_FACTOR, sig)
+    size_w = np.where(flags[sl] == 0, 1.0 / SIZE_SIGMA, np.where(flags[sl] == 3, 1.0 / HAND_SIZE_SIGMA, 0.0))
+    landing = None
+    if impact_height_mm is None:
+        impact_height_mm = radius
+    if impact_index is not None and stop < len(px) and np.isfinite(impact_height_mm):
+        # the impact falls between the last sighting of the arc and the first one after it
+        # (a kink found a frame early would otherwise force the arc down too soon: allow one more)
+        landing = (tmid[stop - 1], tmid[stop] + 1.0 / fps, float(impact_height_mm))
+    data = _Data(times[sl], upx[sl], diam[sl], sig, size_w, e0 / fps, landing, t_ref)
+    covered = np.zeros(stop - start, dtype=bool)
+    for _round in range(3):
+        theta, r, J, w, converged = _fit(theta, data, proj, size_scale, D)
+        # sightings whose apparent size is well below the fitted one: fingers still cover them
+        ts = _subsample_times(data)
+        pm = _positions(theta[:8], ts, data.t_ref).reshape(-1, SUBSAMPLES, 3).mean(axis=1)
+        expected = theta[8] * proj.focal * D / np.linalg.norm(pm - proj.center, axis=1)
+        shrunk = data.diam < SHRUNK_RATIO * expected
+        shrunk &= data.times > theta[0]  # the held meteor is covered anyway (already flag 3)
+        if np.array_equal(shrunk, covered):
+            break
+        covered = shrunk
+        data.sigma = np.where(covered, sigma_px * SHRUNK_FACTOR, sig)
+        data.size_w = np.where(covered, 0.0, size_w)
+
+    t0, tr = float(theta[0]), float(theta[1])
+    T = tr - t0
+    s_r = tr - t_ref
+    v_r = theta[5:8] + GRAVITY * s_r
+    p_r = theta[2:5] + theta[5:8] * s_r + 0.5 * GRAVITY * s_r * s_r
+    hold = p_r - v_r * T / 2
+    acc = v_r / T
+
+    # -- uncertainty ---------------------------------------------------------------------------------
+    n_pix = 2 * len(data.times)
+    Jw = J * w[:, None]
+    chi2 = float(np.sum((w * r) ** 2))
+    dof = max(1, len(r) - N_PARAMS)
+    try:
+        cov = np.linalg.inv(Jw.T @ Jw) * max(1.0, chi2 / dof)
+        sigma_tr = float(np.sqrt(max(cov[1, 1], 0.0)))
+    except np.linalg.LinAlgError:
+        sigma_tr = float("inf")
+    pix_res = r[:n_pix].reshape(-1, 2) * data.sigma[:, None]
+    clean = (flags[sl] == 0) & ~covered
+    rms = float(np.sqrt(np.mean(np.sum(pix_res[clean] ** 2, axis=1)))) if clean.any() else float("nan")
+
+    # -- the release time's likelihood: the fit's cost profiled over t_r (the push and the flight
+    # can trade a later release for a longer push, so the cost is often flat or lopsided) ----------
+    scale2 = max(1.0, chi2 / dof)
+    cost_min = chi2
+    offsets, costs = [0.0], [chi2]
+    for direction in (-1.0, 1.0):
+        warm = theta.copy()
+        for step in PROFILE_STEPS_FRAMES:
+            target = tr + direction * step / fps
+            if target <= warm[0] + 0.02 or target > tmid[min(stop - 1, first_clear + 2)] + 1.0 / fps:
+                break
+            trial = warm.copy()
+            trial[0] += target - trial[1]  # keep the push time
+            trial[1] = target
+            data.tr_fix = target
+            trial, r_p, _, w_p, _ = _fit(trial, data, proj, size_scale, D, iterations=PROFILE_ITERATIONS)
+            data.tr_fix = None
+            r_p = r_p[:-1]
+            w_p = w_p[:-1]
+            cost = float(np.sum((w_p * r_p) ** 2))
+            offsets.append(direction * step)
+            costs.append(cost)
+            warm = trial
+            if cost - cost_min > PROFILE_STOP_CHI2 * scale2:
+                break
+    order = np.argsort(offsets)
+    offsets_a, costs_a = np.asarray(offsets)[order], np.asarray(costs)[order]
+    fine = np.arange(offsets_a[0], offsets_a[-1] + 1e-9, 0.05)
+    like = np.exp(-(np.interp(fine, offsets_a, costs_a) - min(costs_a.min(), cost_min)) / (2 * scale2))
+    # model error: a real push is not exactly constant; blur by a small Gaussian
+    pad = np.arange(0.05, 4 * TIME_SIGMA_FLOOR_FRAMES + 0.05, 0.05)
+    fine = np.concatenate([fine[0] - pad[::-1], fine, fine[-1] + pad])
+    like = np.concatenate([np.zeros(len(pad)), like, np.zeros(len(pad))])
+    blur = np.exp(-0.5 * ((fine[:, None] - fine[None, :]) / TIME_SIGMA_FLOOR_FRAMES) ** 2)
+    like = blur @ like
+    like /= like.sum()
+    s_fine = tr * fps + fine  # release in frame units at the nominal exposure
+    mean_s = float(np.sum(like * s_fine))
+    sigma_frames = float(np.sqrt(np.sum(like * (s_fine - mean_s) ** 2)))
+    if np.isfinite(sigma_tr):
+        sigma_frames = max(sigma_frames, math.hypot(sigma_tr * fps, TIME_SIGMA_FLOOR_FRAMES))
+    # the exposure fraction e: the true release is (e − e0)/2 frames later than at e0, e uniform
+    u_lo, u_hi = (e_lo - e0) / 2 - 0.005, (e_hi - e0) / 2 + 0.005  # (a known exposure: a sliver)
+    ks = np.arange(int(math.floor(s_fine.min() + u_lo)), int(math.ceil(s_fine.max() + u_hi)) + 2)
+    # P(k − 1 < s + u ≤ k) for u uniform in [u_lo, u_hi]
+    lo_u = np.clip(ks[:, None] - 1 - s_fine[None, :], u_lo, u_hi)
+    hi_u = np.clip(ks[:, None] - s_fine[None, :], u_lo, u_hi)
+    probs = ((hi_u - lo_u) / (u_hi - u_lo)) @ like
+    keep = probs >= MIN_PROBABILITY
+    ks, probs = ks[keep], probs[keep]
+    centre_t = (ks + e0 / 2) / fps
+    pts = p_r[None, :] + (centre_t - tr)[:, None] * v_r[None, :] + 0.5 * ((centre_t - tr) ** 2)[:, None] * GRAVITY
+    signed = None
+    if herd_signed is not None and len(ks):
+        signed = np.asarray(herd_signed(pts[:, :2]), dtype=np.float64).reshape(-1)
+    candidates = [
+        ReleaseCandidate(
+            int(k),
+            float(p),
+            (float(q[0]), float(q[1])),
+            float(q[2]),
+            None if signed is None else float(signed[i]),
+        )
+        for i, (k, p, q) in enumerate(zip(ks, probs, pts, strict=True))
+    ]
+    frame = int(ks[int(np.argmax(probs))]) if len(ks) else None
+
+    # -- is it trustworthy? -----------------------------------------------------------------------------
+    if free_frames < MIN_FREE_FRAMES:
+        reasons.append(f"only {free_frames} clear sightings of the free flight")
+    if moving - start < 3:
+        reasons.append("too short a hold before the throw")
+    hidden = (frames_all > frames[moving - 1]) & (frames_all < frames[first_clear]) & (flags_all == 2)
+    if hidden.sum() >= 2:
+        reasons.append(f"meteor hidden for {int(hidden.sum())} frames around the release")
+    if not (np.isfinite(rms) and rms < 3.0 * sigma_px * 2.5):
+        reasons.append(f"poor fit (clear-sighting RMS {rms:.2f} px)")
+    if sigma_frames > MAX_SIGMA_FRAMES:
+        reasons.append(f"release time uncertain (±{sigma_frames:.1f} frames)")
+    if not (0.02 <= T <= 0.5) or not (frames[start] / fps - 0.1 <= tr <= frames[stop - 1] / fps):
+        reasons.append("implausible throw (push time or release outside the track)")
+    if t0 < times[moving - 1] - 1.5 / fps:
+        reasons.append("the fitted push starts while the meteor is seen held still (not a push from rest)")
+    if p_r[2] < radius * 0.5 or p_r[2] > 2000:
+        reasons.append("implausible release height")
+
+    return ReleaseEstimate(
+        t_release_s=tr,
+        sigma_s=sigma_frames / fps,
+        frame=frame,
+        candidates=candidates,
+        p_r=p_r,
+        v_r=v_r,
+        rms_px=rms,
+        reliable=not reasons,
+        reason="; ".join(reasons),
+        t_throw_s=t0,
+        hold_mm=hold.copy(),
+        accel_mm_s2=acc.copy(),
+        exposure_fraction=e0,
+        exposure_range=(e_lo, e_hi),
+        fps=fps,
+        fit_start_index=int(idx[start]),
+        fit_stop_index=int(idx[stop - 1]) + 1,
+        first_impact_index=impact_index,
+        size_scale=float(theta[8]),
+        covered_indices=[int(idx[start + i]) for i in np.flatnonzero(covered)],
+    )
