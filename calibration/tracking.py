@@ -250,7 +250,11 @@ class CalibrationTracker:
             frame_index=index, calibration=calibration, safe=safe, checked=True, last_check_frame=index,
             table_markers_seen=table_seen, box_markers_seen=[i for i in box_ids if i in found],
             markers_missing=calibration.markers_missing,
-            reason=None if safe else f"only {len(table_seen)} table markers visible: calls are unsafe",
+            reason=None if safe else (
+                f"only {len(table_seen)} table markers visible (missing ids "
+                f"{[m.id for m in self.rig.table_markers if m.id not in found]}); "
+                f"need {self.min_table_markers}: calls are unsafe"
+            ),
         )
         return calibration.box_pose
 

@@ -43,6 +43,7 @@ class JudgeConfig:
     scale: int = 4  # detection works on a frame this many times smaller
     calibrate_every: int = 3  # frames between calibration attempts while calibrating
     box_refresh_every: int = 0  # frames between box-pose refreshes while waiting (0: only per launch)
+    marker_check_every: int = 300  # frames between full table-marker checks (a bump triggers one at once)
     rest_seconds: float = 0.2  # stillness that makes a rest (the label's definition)
     rest_speed_mm_s: float = 12.0  # below this the meteor counts as still (label: 5, plus our noise)
     lost_seconds: float = 0.35  # a meteor unseen this long in flight is lost
@@ -128,6 +129,9 @@ class LaunchJudge:
         self.verdicts: list[Verdict] = []
         self._calibration_error: str | None = None
         self._tracker_cal = None
+        self._calibration_tracker = None  # follows a bumped camera and hidden markers once calibrated
+        self._unsafe_reason: str | None = None  # why calls are unsafe now (too few markers), if they are
+        self._launch_unsafe: str | None = None  # the first unsafe reason seen during the launch in progress
         self._reset_track()
         self._last_frame = -1
         self._frame_size: tuple[int, int] | None = None
@@ -152,6 +156,7 @@ class LaunchJudge:
                 self._try_calibrate(frame_bgr, frame_index, events)
             if self.calibration is None:
                 return events
+        self._follow_calibration(frame_bgr, frame_index, events)
         self._step(frame_bgr, frame_index, events)
         return events
 
@@ -217,29 +222,48 @@ class LaunchJudge:
             (width, height), tuple(int(v) for v in rgb), (0.7 * sizes.min(), 1.3 * sizes.max()), scale
         )
         self._px_per_mm = float(np.median(camera.apparent_diameter_px(low, 1.0)))
+        from calibration.tracking import CalibrationTracker
+
+        self._calibration_tracker = CalibrationTracker(calibration, self.rig, every=self.config.marker_check_every)
         missing = list(getattr(calibration, "markers_missing", []) or [])
         message = "calibrated" + (f"; markers missing: {missing}" if missing else "")
         events.append(JudgeEvent("calibrated", frame_index, message))
         self._set_state("waiting", frame_index, events)
 
-    def _refresh_box(self, frame_bgr: np.ndarray) -> None:
-        """Find the box again from its markers (it moves before every launch)."""
+    def _refresh_box(self, frame_bgr: np.ndarray, frame_index: int, events: list[JudgeEvent]) -> None:
+        """Find the box again from its markers (it moves before every launch); the camera is checked too."""
+        from calibration.solve import CalibrationError
+
         try:
-            from calibration.solve import CalibrationError, calibrate_frame
-        except ImportError:  # pragma: no cover
+            self._calibration_tracker.refresh_box(frame_bgr, frame_index)
+        except (CalibrationError, ValueError) as error:
+            events.append(JudgeEvent("warning", frame_index, f"box pose not refreshed: {error}"))
             return
-        if not hasattr(self.calibration, "with_box_pose"):
+        self.calibration = self._calibration_tracker.calibration
+        self._note_calibration_status(self._calibration_tracker.status, frame_index, events)
+
+    def _follow_calibration(self, frame_bgr: np.ndarray, frame_index: int, events: list[JudgeEvent]) -> None:
+        """Cheap per-frame watch of the markers: a bumped camera is followed, hidden markers make calls unsafe."""
+        status = self._calibration_tracker.update(frame_bgr, frame_index)
+        if not status.checked:
             return
-        try:
-            fresh = calibrate_frame(
-                frame_bgr, self.rig, previous=self.calibration, fix_intrinsics=True, find_herd=False
-            )
-        except (CalibrationError, ValueError):
-            return
-        if getattr(fresh, "box_pose_source", "markers") == "markers":
-            self.calibration = self.calibration.with_box_pose(fresh.box_pose).model_copy(
-                update={"camera": fresh.camera, "markers_missing": fresh.markers_missing}
-            )
+        if status.camera_moved:
+            self.calibration = status.calibration
+            # the picture moved under the background model: learn it again, and doubt a launch under way
+            self.detector.background = None
+            if self.state in ("in_hand", "in_flight") and self._launch_unsafe is None:
+                self._launch_unsafe = "the camera moved during the launch"
+            events.append(JudgeEvent("calibrated", frame_index, "the camera moved: calibration follows the markers"))
+        self._note_calibration_status(status, frame_index, events)
+
+    def _note_calibration_status(self, status, frame_index: int, events: list[JudgeEvent]) -> None:
+        reason = None if status.safe else status.reason
+        if reason != self._unsafe_reason:
+            message = f"calibration unsafe: {reason}" if reason else "markers visible again: calls are safe"
+            events.append(JudgeEvent("warning", frame_index, message))
+            self._unsafe_reason = reason
+        if reason and self.state in ("in_hand", "in_flight") and self._launch_unsafe is None:
+            self._launch_unsafe = reason
 
     # ------------------------------------------------------------------ per frame
 
@@ -250,6 +274,7 @@ class LaunchJudge:
         self._flags: list[int] = []
         self._box: list[float] | None = None  # x min, x max, y min, y max of the track
         self._analysis = None
+        self._launch_unsafe = self._unsafe_reason
         self._launch_start: int | None = None
         self._still_count = 0
         self._unseen = 0
@@ -388,7 +413,7 @@ class LaunchJudge:
         if self.state == "waiting":
             if detection is not None and self.tracker.hits >= 3:
                 self._launch_start = self._frames[0] if self._frames else frame_index
-                self._refresh_box(frame_bgr)
+                self._refresh_box(frame_bgr, frame_index, events)
                 self._set_state("in_hand", frame_index, events, "meteor in hand")
             elif not self.tracker.active and self._frames:
                 self._reset_track()
@@ -463,6 +488,11 @@ class LaunchJudge:
             ended_early=final,
         )
         verdict, analysis = judge_launch(track, self.rig, self.calibration, self.config, frame_index)
+        unsafe = self._launch_unsafe or self._unsafe_reason
+        if unsafe:
+            verdict = verdict.model_copy(
+                update={"disputed": True, "dispute_reasons": [*verdict.dispute_reasons, f"markers: {unsafe}"]}
+            )
         self._analysis = analysis
         self.verdicts.append(verdict)
         if verdict.release is not None:

@@ -1,0 +1,63 @@
+"""The judge keeps its calibration right during play (issue 4): a bumped camera is followed,
+and hidden table markers make the calls unsafe, named by id, instead of judging on stale geometry."""
+
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+
+from vision.pipeline import JudgeConfig, LaunchJudge
+from vision.truth import load_label
+from vision.video import read_frames
+
+CLIP = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
+
+
+def _judge(edit) -> list:
+    label = load_label(CLIP.with_suffix(".json"))
+    judge = LaunchJudge(label.scene, config=JudgeConfig(launch_mode=label.launch_mode), fps=label.fps)
+    events = []
+    for index, frame in read_frames(CLIP):
+        events += judge.process(edit(index, frame, label), index)
+    return events + judge.finish()
+
+
+def _bump(index, frame, label):
+    if index < 60:
+        return frame
+    shift = np.float32([[1, 0, 12], [0, 1, -7]])
+    return cv2.warpAffine(frame, shift, (frame.shape[1], frame.shape[0]), borderMode=cv2.BORDER_REPLICATE)
+
+
+def _cover_two_table_markers(index, frame, label):
+    if index < 50:
+        return frame
+    for marker in label.scene.table_markers[:2]:
+        corners = label.camera.project(np.asarray(marker.corners_mm)).astype(np.int32)
+        cv2.fillConvexPoly(frame, cv2.convexHull(corners), (60, 90, 120))
+    return frame
+
+
+@pytest.fixture(scope="module")
+def bumped_events():
+    return _judge(_bump)
+
+
+def test_a_bumped_camera_is_followed_and_the_launch_still_judged(bumped_events):
+    assert any(e.kind == "calibrated" and "camera moved" in e.message for e in bumped_events)
+    verdicts = [e.verdict for e in bumped_events if e.kind == "verdict"]
+    assert len(verdicts) == 1
+    label = load_label(CLIP.with_suffix(".json"))
+    assert verdicts[0].disputed or verdicts[0].outcome == label.outcome
+
+
+def test_hidden_table_markers_make_calls_unsafe_and_name_the_missing_ids():
+    events = _judge(_cover_two_table_markers)
+    label = load_label(CLIP.with_suffix(".json"))
+    hidden = sorted(m.id for m in label.scene.table_markers[:2])
+    warnings = [e.message for e in events if e.kind == "warning"]
+    assert any("unsafe" in w and str(hidden) in w for w in warnings), warnings
+    verdicts = [e.verdict for e in events if e.kind == "verdict"]
+    assert verdicts and all(v.disputed for v in verdicts)
+    assert any("unsafe" in reason for reason in verdicts[0].dispute_reasons)
