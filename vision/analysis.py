@@ -1,30 +1,43 @@
-"""One launch, decided from its buffered pixel track: release, impacts, box entry, rest, verdict.
+"""One launch, decided from its buffered pixel track: a composition of the release, flight and landing.
 
-Runs once per launch when the meteor comes to rest (or is lost): the 3D arcs and contacts of
-`vision.trajectory`, the impacts of `vision.bounces`, the geometry of `vision.landing`, and the
-rules: released behind the herd line, enough table bounces before the box for the launch mode,
-and the resting place decides the outcome. Every decision carries a margin and an uncertainty;
-a margin inside `dispute_sigmas` uncertainties makes the verdict disputed, with the reason.
+Runs once per launch when the meteor comes to rest (or is lost):
+
+1. rest and region: the final stillness, the surface it rests on, its region (`vision.landing`);
+2. release: `vision.release.estimate_release` (hold → push → ballistic fit), its frame candidates
+   and their herd-line signs; the launcher's side is the side the meteor comes from. When the
+   estimate is unreliable, the first hand-free sighting bounds it (the meteor moves towards the box);
+3. bounces: `vision.flight.segment_flight` from the release, its impacts, box entry and the
+   [count_min, count_max] bracket of table bounces before the box;
+4. disputes that matter: every uncertain decision gives a *set* of possible values (herd sign,
+   enough bounces, rest region within `dispute_sigmas` of a border); the verdict is disputed iff
+   those sets allow more than one ruling (outcome, dinosaur, valid). Uncertainties that cannot
+   change the ruling go to `margins` and `notes`, not to the dispute. Unsafe calibration, a meteor
+   lost inside the picture and a track with no free flight always dispute.
 """
 
 from __future__ import annotations
 
+import itertools
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import numpy as np
 
 from calibration.rig import Rig
-from vision.bounces import Impact, kink_strength, pixel_segments
-from vision.landing import classify_point, herd_line_signed, herd_normal, outline_signed_mm
-from vision.trajectory import BALLISTIC, Segment, build_geometry, fit_release, fit_segment
+from vision.flight import segment_flight
+from vision.landing import RIM_BAND_MM, classify_point, herd_line_signed, outline_signed_mm
+from vision.release import estimate_release
 from vision.truth import required_table_bounces
 from vision.verdict import JudgedBounce, JudgedRelease, JudgedRest, Margin, Verdict
 
-RELEASE_CHI2 = 4.0  # residual allowance (chi²) for the earliest release the free arc still explains
-HAND_SIGMA = 2.5  # centroid noise of a sighting touching the hand, relative to a clear one
-RELEASE_MAX_LAG_S = 0.2  # the hand touches the freed meteor at most this long
-RELEASE_FRAME_SIGMA = 3.0  # one sigma of the release frame (measured on dev seeds: ±2–5 frames)
 CALIBRATION_MM = 1.5  # one sigma of a table point from the calibration (issue 4's figures)
+CANDIDATE_MIN_P = 0.02  # release frame candidates less likely than this are not alternatives
+RELEASE_POSITION_MM = 3.0  # one sigma of a release candidate's ground point across the line (fit + height)
+BRACKET_SIGMA_MM = 4.0  # one sigma of the first hand-free sighting's ground point at a known height
+EDGE_FAR_FROM_BOX_MM = 60.0  # a meteor leaving the picture this far from the box cannot be in it
+FLIGHT_HEIGHT_MM = 15.0  # one sigma of the flight arcs' height at the first hand-free sighting
+MAX_UNSEEN_FRAMES = 4  # a gap this long in the flight before the box may hide a table bounce
+MOVING_PX = 2.0  # frame-to-frame motion of a meteor already in flight when the track starts
 
 
 @dataclass
@@ -42,11 +55,13 @@ class LaunchTrack:
 @dataclass
 class Analysis:
     positions: np.ndarray = field(default_factory=lambda: np.zeros((0, 3)))  # per track frame
-    segments: list[Segment] = field(default_factory=list)
-    impacts: list[Impact] = field(default_factory=list)
     release_index: int | None = None
     bounce_indices: list[int] = field(default_factory=list)
-    geo: object = None
+    release: object = None  # vision.release.ReleaseEstimate
+    flight: object = None  # vision.flight.FlightAnalysis
+    rulings: set = field(default_factory=set)
+    free_start_frame: int | None = None
+    throw_start_frame: int | None = None
 
 
 def _rest_start(px: np.ndarray, flags: np.ndarray, tolerance_px: float) -> int:
@@ -96,30 +111,13 @@ def _noise_levels(px: np.ndarray, diam: np.ndarray, config) -> tuple[float, floa
     return sigma_px, sigma_size
 
 
-def _surface_checker(rig: Rig, pose):
-    """surface_check(index, xy N×2) -> bool N: is a contact on surface `index` (table, floor, rim) possible there."""
-    import cv2
-
-    outline = np.asarray(rig.box.outline_mm, dtype=np.float32).reshape(-1, 1, 2)
-    radius = rig.meteor.diameter_mm / 2
-
-    def check(index: int, xy: np.ndarray) -> np.ndarray:
-        box_xy = pose.table_to_box(xy)
-        sd = np.array([cv2.pointPolygonTest(outline, (float(x), float(y)), True) for x, y in box_xy])
-        if index == 0:
-            return sd < radius * 0.3
-        if index == 1:
-            return sd > radius * 0.5
-        return sd > -radius
-
-    return check
-
-
 def _rest_surface(camera, rig: Rig, pose, rest_px: np.ndarray, rest_diam: float, scale_prior: float):
-    """(surface kind, table xy) of a resting meteor, and measured/predicted apparent size there.
+    """(surface kind, table xy) of a resting meteor, measured/predicted apparent size there, and the
+    alternatives: every (kind, xy) the geometry allows.
 
-    The geometry decides first (a meteor resting over the box's floor cannot be on the table), the
-    apparent size breaks the remaining ties (the rim is higher than the floor)."""
+    The geometry decides first (a meteor resting over the box's floor cannot be on the table; one
+    resting on a wall top has its centre over the wall), the apparent size breaks the remaining ties
+    (the rim is higher than the floor) but only weakly: the alternatives stay possible places."""
     radius = rig.meteor.diameter_mm / 2
     options = []
     heights = (radius, rig.box.floor_height_mm + radius, rig.box.rim_height_mm + radius)
@@ -135,25 +133,66 @@ def _rest_surface(camera, rig: Rig, pose, rest_px: np.ndarray, rest_diam: float,
         elif kind == "floor":
             consistent = call.region not in ("rim", "outside")
         else:
-            consistent = sd > -radius and (call.region == "rim" or call.margin_mm < radius)
-        options.append((size_err + (0.0 if consistent else 1.0), kind, xy, ratio))
-    _, kind, xy, ratio = min(options, key=lambda o: o[0])
-    return (kind, xy), ratio
+            consistent = call.region == "rim" or abs(sd) < RIM_BAND_MM
+        options.append((size_err + (0.0 if consistent else 1.0), kind, xy, ratio, consistent))
+    _, kind, xy, ratio, _ = min(options, key=lambda o: o[0])
+    alternatives = [(o[1], o[2]) for o in options if o[4]] or [(kind, xy)]
+    return (kind, xy), ratio, alternatives
 
 
-def _release_segment(segments: list[Segment], geo_times: np.ndarray) -> int:
-    """Index of the segment the release starts: the first ballistic arc of the free flight.
+# -- the rulings that the uncertain decisions allow --------------------------------------------------
 
-    Before it the hand carries the meteor. The free flight is the longest run of physically
-    plausible stretches ending at the rest; walking back from the first impact, the release arc
-    is the last ballistic arc before it whose start is not preceded by a plausible impact.
+Place = tuple[str, str, "str | None"]  # (region, landing, dinosaur) of a possible rest
+Ruling = tuple[str, "str | None", bool]  # (outcome, dinosaur, valid)
+
+
+def ruling_of(herd_ok: bool, enough: bool, place: Place) -> Ruling:
+    """The rules: released behind the line and enough table bounces make it valid; the place decides."""
+    _region, landing, dinosaur = place
+    valid = bool(herd_ok and enough)
+    outcome = landing if valid and landing in ("dinosaur", "water") else "void"
+    return outcome, (dinosaur if outcome == "dinosaur" else None), valid
+
+
+def possible_rulings(
+    herd: Iterable[bool], enough: Iterable[bool], places: Iterable[Place]
+) -> tuple[set[Ruling], list[str]]:
+    """Every ruling the alternatives allow, and the decisions whose alternatives change the ruling.
+
+    A decision is named when, with the other decisions held at any of their alternatives, its own
+    alternatives give more than one ruling. `herd` and `enough` are sets of booleans, `places` of
+    (region, landing, dinosaur).
     """
-    first_ballistic = None
-    for k, seg in enumerate(segments):
-        if seg.kind == BALLISTIC and seg.stop - seg.start >= 3:
-            first_ballistic = k
-            break
-    return first_ballistic if first_ballistic is not None else 0
+    options = {"herd_line": sorted(set(herd)), "bounces": sorted(set(enough)), "region": sorted(set(places), key=str)}
+    names = list(options)
+    rulings = {ruling_of(*combo) for combo in itertools.product(*options.values())}
+    deciding = []
+    for i, name in enumerate(names):
+        others = [options[n] for n in names if n != name]
+        for rest in itertools.product(*others):
+            seen = set()
+            for alternative in options[name]:
+                combo = list(rest)
+                combo.insert(i, alternative)
+                seen.add(ruling_of(*combo))
+            if len(seen) > 1:
+                deciding.append(name)
+                break
+    return rulings, deciding
+
+
+def possible_places(rig: Rig, pose, xy: np.ndarray, on_rim: bool, spread_mm: float) -> set[Place]:
+    """Regions of the rest point and of 8 points `spread_mm` around it (a rest near a border)."""
+    places = set()
+    offsets = [(0.0, 0.0)] + [(np.cos(a), np.sin(a)) for a in np.linspace(0, 2 * np.pi, 8, endpoint=False)]
+    for dx, dy in offsets:
+        call = classify_point(rig, pose, np.asarray(xy) + spread_mm * np.array([dx, dy]), on_rim=on_rim)
+        places.add((call.region, call.landing, call.dinosaur))
+    return places
+
+
+def _ground(camera, pixel: np.ndarray, z: float) -> np.ndarray:
+    return camera.pixel_to_plane(np.asarray(pixel, dtype=np.float64).reshape(1, 2), z)[0, :2]
 
 
 def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index: int) -> tuple[Verdict, Analysis]:
@@ -161,336 +200,305 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     pose = calibration.box_pose
     herd = getattr(calibration, "herd_line_mm", None) or rig.herd_line_mm
     radius = rig.meteor.diameter_mm / 2
-    floor_z = rig.box.floor_height_mm + radius
-    rim_z = rig.box.rim_height_mm + radius
     mode = config.launch_mode
     k = config.dispute_sigmas
-    dispute: list[str] = []
-    reasons: list[str] = []
+    required = required_table_bounces(mode)
+    always: list[str] = []  # reasons that dispute the verdict whatever the rulings
+    notes: list[str] = []
     analysis = Analysis()
     missing = list(getattr(calibration, "markers_missing", []) or [])
+    if missing:
+        always.append(f"markers missing: {missing}")
 
-    ok = (track.flags != 2) & np.isfinite(track.diameters)
+    ok = (track.flags != 2) & np.isfinite(track.diameters) & np.isfinite(track.px).all(axis=1)
+    ok_idx = np.flatnonzero(ok)
     frames = track.frames[ok]
     px = track.px[ok]
     diam = track.diameters[ok]
     flags = track.flags[ok]
-    px_per_mm = float(np.median(camera.apparent_diameter_px(camera.pixel_to_plane(px[:1], radius), 1.0)))
     start_frame = int(track.frames[0]) if len(track.frames) else frame_index
+    if len(px) < 6:
+        verdict = Verdict(
+            outcome="void",
+            valid=False,
+            reasons=["no free flight found"],
+            region="outside",
+            landing="outside",
+            launch_mode=mode,
+            bounces_before_box=0,
+            release=None,
+            herd_line_ok=False,
+            entered_box_frame=None,
+            rest=None,
+            disputed=True,
+            dispute_reasons=[*always, "no free flight found in the track"],
+            start_frame=start_frame,
+            verdict_frame=frame_index,
+        )
+        return verdict, analysis
+    px_per_mm = float(np.median(camera.apparent_diameter_px(camera.pixel_to_plane(px[:1], radius), 1.0)))
+    times = times_of(frames, track.fps)
 
-    # -- rest: the final stillness --------------------------------------------------------------
+    # -- 1. rest: the final stillness, the surface it rests on, the size scale of this launch -------
     rest_index = len(px)
     if not track.lost and len(px) > 3:
         tolerance = max(0.9, 1.2 * config.rest_speed_mm_s * config.rest_seconds * px_per_mm)
         rest_index = _rest_start(px, flags, tolerance)
-    flight_stop = min(len(px), rest_index + 1)
-
-    # -- where it rests, on which surface; the size scale of this launch's sightings -----------------
     rest_surface = None
+    rest_alternatives = []
     size_scale = config.size_scale_prior
     if not track.lost and rest_index < len(px):
         rest_px = np.median(px[rest_index:], axis=0)
         rest_diam = float(np.median(diam[rest_index:]))
-        rest_surface, ratio = _rest_surface(camera, rig, pose, rest_px, rest_diam, size_scale)
+        rest_surface, ratio, rest_alternatives = _rest_surface(camera, rig, pose, rest_px, rest_diam, size_scale)
         if ratio is not None and 0.75 < ratio < 1.25:
             size_scale = ratio
-    diam = diam / size_scale
 
-    # -- the free flight: the throw starts when the held meteor stops being still; the free
-    # flight proper at the first clear (hand-free) run of sightings after that
-    throw_start = _throw_start(px, times_of(frames, track.fps), rest_index)
+    # the first hand-free sightings: a run of three clear ones after the throw starts
+    throw_start = _throw_start(px, times, rest_index)
     free_start = throw_start + 1
     while free_start < rest_index - 3 and not all(f in (0, 1) for f in flags[free_start : free_start + 3]):
         free_start += 1
-    if flight_stop - free_start < 4:
-        free_start = max(0, flight_stop - 4)
-    throw_start = min(throw_start, free_start)
-
-    # -- impacts: kinks of the pixel track over the free flight ------------------------------------
-    times = (frames - frames[0]) / track.fps
-    fps = track.fps
-    noisy = (flags == 1) | (flags == 3)
-    sigma_px, sigma_size = _noise_levels(px[free_start:flight_stop], diam[free_start:flight_stop], config)
-    sigma = np.where(flags == 3, sigma_px * HAND_SIGMA, np.where(noisy, sigma_px * config.hand_sigma_factor, sigma_px))
-    size_rel = np.hypot(sigma_size / np.maximum(diam, 1.0), config.size_bias_rel)
-    size_rel = np.where(flags == 3, 10.0, size_rel)  # a meteor partly hidden by the hand: its size says nothing
-    geo_all = build_geometry(
-        camera,
-        px[:flight_stop],
-        diam[:flight_stop],
-        times[:flight_stop],
-        rig.meteor.diameter_mm,
-        sigma_px=sigma[:flight_stop],
-        size_rel=size_rel[:flight_stop],
-        contact_heights=(radius, floor_z, rim_z),
-    )
-    analysis.geo = geo_all
+    free_start = min(free_start, len(px) - 1)
     analysis.free_start_frame = int(frames[free_start])
     analysis.throw_start_frame = int(frames[throw_start])
-    ok_idx = np.flatnonzero(ok)
-    free_t = times[free_start:flight_stop]
-    free_px = px[free_start:flight_stop]
-    pieces = pixel_segments(free_t, free_px, sigma[free_start:flight_stop], config.kink_penalty)
-    pieces = [(p0 + free_start, p1 + free_start) for p0, p1 in pieces]
-    kinks = []  # (index of first frame after, time, ground xy at the table, surface, strength)
-    for left, right in zip(pieces, pieces[1:], strict=False):
-        strength = kink_strength(times, px, left, right) / px_per_mm  # mm/s of image-plane velocity change
-        t_k = 0.5 * (times[left[1] - 1] + times[right[0]])
-        tl = times[left[0] : left[1]]
-        coeffs = [np.polyfit(tl, px[left[0] : left[1], k], min(2, len(tl) - 1)) for k in range(2)]
-        pixel = np.array([[np.polyval(c, t_k) for c in coeffs]])
-        ground = camera.pixel_to_plane(pixel, radius)[0, :2]
-        sd = outline_signed_mm(rig, pose, ground)
-        if sd < -radius * 0.5:
-            surface = "table"
-        else:
-            floor_xy = camera.pixel_to_plane(pixel, floor_z)[0, :2]
-            inner = outline_signed_mm(rig, pose, floor_xy)
-            surface = (
-                "box_floor"
-                if classify_point(rig, pose, floor_xy).region not in ("rim", "outside")
-                else ("box_rim" if inner > 0 else "box_wall")
-            )
-        kinks.append((right[0], t_k, ground, surface, strength, sd))
 
-    # -- box entry: the first frame with the centre over the outline (above the rim to get in) -----
-    entered_frame = None
-    entered_time = None
-    rim_xy = camera.pixel_to_plane(px[free_start:flight_stop], rim_z)[:, :2]
-    for j, xy in enumerate(rim_xy):
-        if outline_signed_mm(rig, pose, xy) > 0:
-            entered_frame = int(frames[free_start + j])
-            entered_time = float(times[free_start + j])
-            break
+    # -- 2. release ---------------------------------------------------------------------------------
+    est = estimate_release(track, camera, rig.meteor.diameter_mm, size_scale=size_scale)
+    analysis.release = est
+    if est.reliable and np.all(np.isfinite(est.v_r)) and np.hypot(*est.v_r[:2]) > 100.0:
+        direction = est.v_r[:2]
+    else:
+        end = min(len(px) - 1, max(free_start + 1, rest_index))
+        direction = _ground(camera, px[end], radius) - _ground(camera, px[free_start], radius)
 
-    # -- release: the change point between the hand's push and the free arc -----------------------
+    def signed(xy) -> np.ndarray:
+        return np.asarray(herd_line_signed(rig, pose, np.asarray(xy).reshape(-1, 2), herd, direction))
+
+    cands = [c for c in est.candidates if c.probability >= CANDIDATE_MIN_P]
+    herd_set: set[bool] = {True, False}
     release = None
-    herd_ok = True
     release_margin = None
-    first_stop = pieces[0][1] if pieces else flight_stop
-    landing = None
-    if kinks and kinks[0][3] == "table":
-        landing = (kinks[0][1], radius, 3.0)
-    if first_stop - free_start >= 3:
-        # the throw is a smooth push (a cubic), then the free arc: the release is the change point,
-        # searched from the start of the throw to the first hand-free sighting
-        window_start = max(throw_start, free_start - config.release_lookback)
-        t_lo = times[window_start] + 1.0 / fps
-        t_hi = max(t_lo, times[free_start] + 0.5 / fps)
-        taus = np.arange(t_lo, t_hi + 1e-9, 0.25 / fps)
-        if landing is not None:
-            # the first landing's time is known to a frame from the kink: the best of a few around it
-            options = []
-            for shift in np.linspace(-1.0, 1.0, 5) / fps:
-                trial = (landing[0] + shift, radius, 1.0)
-                fitted = fit_release(geo_all, window_start, first_stop, taus, trial)
-                options.append((float(np.min(fitted[1])), trial, fitted))
-            _, landing, (tau, rss_curve, _, arc) = min(options, key=lambda o: o[0])
-        else:
-            tau, rss_curve, _, arc = fit_release(geo_all, window_start, first_stop, taus, landing)
-        if arc is None or not np.isfinite(arc.params).all():
-            arc = fit_segment(geo_all, free_start, first_stop, BALLISTIC)
-        frame0 = float(frames[0])
-        offset = config.exposure_half_frames
-        # the frames between the release and the first hand-free sighting are ballistic too (only
-        # partly hidden): a later change point merely lets the push model soak up the hand's bias.
-        # The release is the earliest change point the free arc still explains within noise.
-        allowed = rss_curve <= rss_curve.min() + RELEASE_CHI2
-        tau = float(taus[int(np.argmax(allowed))])
-        tau, _, _, arc_early = fit_release(geo_all, window_start, first_stop, np.array([tau]), landing)
-        if arc_early is not None and np.isfinite(arc_early.params).all():
-            arc = arc_early
-        plausible = taus[rss_curve <= rss_curve.min() + 2 * RELEASE_CHI2]
-        frame_candidates = sorted({int(np.ceil(frame0 + t * fps + offset - 1e-9)) for t in plausible})
-        release_frame = int(np.ceil(frame0 + tau * fps + offset - 1e-9))
-        t_rel = (release_frame - frame0) / fps
-        p_arc = arc.position(t_rel)[0]
-        # the release pixel comes straight from the track; its height from the arc when that is
-        # plausible, else from the apparent size; both with honest uncertainties
-        rel_pixel = np.array([np.interp(t_rel, times, px[:, 0]), np.interp(t_rel, times, px[:, 1])])
-        arc_ok = radius * 0.5 <= p_arc[2] <= 600.0
-        if arc_ok:
-            z_rel = float(p_arc[2])
-        else:
-            near = slice(free_start, min(free_start + 4, flight_stop))
-            sizes = camera.sphere_from_apparent_size(px[near], diam[near], rig.meteor.diameter_mm)
-            z_rel = float(np.clip(np.median(sizes[:, 2]), radius, 500.0))
-        sigma_z = config.release_height_sigma_mm * (1.0 if arc_ok else 2.0)
-        p_rel = camera.pixel_to_plane(rel_pixel.reshape(1, 2), z_rel)[0]
-        lever = camera.pixel_to_plane(rel_pixel.reshape(1, 2), z_rel + sigma_z)[0, :2] - p_rel[:2]
-        step = (
-            camera.pixel_to_plane(
-                np.array(
-                    [[np.interp(t_rel + 1.0 / fps, times, px[:, 0]), np.interp(t_rel + 1.0 / fps, times, px[:, 1])]]
-                ),
-                z_rel,
-            )[0, :2]
-            - p_rel[:2]
+    best_signed = None
+    sigma_rel = float(np.hypot(CALIBRATION_MM, RELEASE_POSITION_MM))
+    if est.reliable and est.frame is not None and cands:
+        release_index = int(np.searchsorted(track.frames, est.frame))
+    else:
+        release_index = int(ok_idx[free_start])
+
+    # -- 3. bounces ---------------------------------------------------------------------------------
+    start_state = (est.t_release_s, est.p_r, est.v_r) if est.reliable else None
+    flight = segment_flight(
+        track,
+        camera,
+        rig,
+        pose,
+        release_index,
+        rig.meteor.diameter_mm,
+        start_state,
+        exposure_half_frames=config.exposure_half_frames,
+        dispute_sigmas=k,
+    )
+    analysis.flight = flight
+    analysis.positions = flight.positions
+
+    # the first hand-free sighting: released no later, so the release is no nearer the box
+    if est.reliable and est.frame is not None:
+        z_free = float(np.clip(est.flight_position(est.frame_time_s(float(frames[free_start])))[0, 2], radius, 800.0))
+        dz = 10.0
+    elif np.isfinite(flight.positions[ok_idx[free_start], 2]):
+        z_free = float(np.clip(flight.positions[ok_idx[free_start], 2], radius, 800.0))
+        dz = FLIGHT_HEIGHT_MM
+    else:
+        near = slice(free_start, min(free_start + 4, len(px)))
+        sizes = camera.sphere_from_apparent_size(px[near], diam[near] / size_scale, rig.meteor.diameter_mm)
+        z_free = float(np.clip(np.median(sizes[:, 2]), radius, 600.0))
+        dz = config.release_height_sigma_mm
+    late = float("nan")
+    if herd is not None:
+        heights = (max(radius, z_free - k * dz), z_free, z_free + k * dz)
+        late_all = [float(signed(_ground(camera, px[free_start], z))[0]) for z in heights]
+        late = late_all[1]
+        late_lo = min(late_all)
+    if herd is None:
+        herd_set = {True}
+        notes.append("no herd line known: the release is not checked")
+    elif est.reliable and cands:
+        values = signed([c.table_mm for c in cands])
+        herd_set = set()
+        for value in values:
+            herd_set |= {bool(value + k * sigma_rel >= 0), bool(value - k * sigma_rel >= 0)}
+        best = next(
+            (i for i, c in enumerate(cands) if c.frame == est.frame), int(np.argmax([c.probability for c in cands]))
         )
-        frame_sigma = RELEASE_FRAME_SIGMA + 0.1 * max(0, len(frame_candidates) - 1)
-        analysis.release_index = int(np.searchsorted(track.frames, release_frame))
-        positions = np.full((len(track.frames), 3), np.nan)
-        span = slice(window_start, first_stop)
-        positions[ok_idx[span]] = arc.position(times[span])
-        analysis.positions = positions
-        signed = herd_line_signed(rig, pose, p_rel[:2], herd)
-        if signed is not None:
-            normal = herd_normal(rig, pose, herd)
-            uncertainty = float(
-                np.sqrt(
-                    (lever @ normal) ** 2
-                    + (frame_sigma * (step @ normal)) ** 2
-                    + CALIBRATION_MM**2
-                    + (sigma_px / px_per_mm) ** 2
-                )
-            )
-            herd_ok = signed >= 0
-            release_margin = Margin(margin_mm=abs(signed), uncertainty_mm=uncertainty)
-
-            # bounds that need no release frame: the meteor crosses the line towards the box, so the
-            # release lies between the first hand-free sighting (latest) and the earliest plausible
-            # release (earliest); when both bounds agree the call is sure whatever the frame
-            def signed_at(index: int) -> float:
-                z_here = float(np.clip(arc.position(times[index])[0][2], radius, 600.0))
-                xy = camera.pixel_to_plane(px[index].reshape(1, 2), z_here)[0, :2]
-                return float(herd_line_signed(rig, pose, xy, herd))
-
-            lag = max(1, int(round(RELEASE_MAX_LAG_S * fps)))
-            late = signed_at(free_start)
-            early = signed_at(max(window_start, free_start - lag))
-            bound_sigma = (
-                float(np.hypot(CALIBRATION_MM, 2.0 * sigma_px / px_per_mm)) + 0.05 * config.release_height_sigma_mm
-            )
-            if late - k * bound_sigma >= 0:
-                herd_ok = True
-                release_margin = Margin(margin_mm=max(abs(signed), late), uncertainty_mm=bound_sigma)
-            elif early + k * bound_sigma >= 0 and not herd_ok:
-                # the earliest plausible release is behind the line: a foul call rests on the frame
-                dispute.append(f"release {signed:+.0f} mm from the herd line, the frame uncertain")
-            elif abs(signed) < k * uncertainty:
-                dispute.append(f"release {signed:+.0f} mm from the herd line (±{uncertainty:.0f} mm)")
-        # sanity: a launch is released well away from the box and starts with a free arc
-        box_gap = -outline_signed_mm(rig, pose, p_rel[:2])
-        if box_gap < config.min_release_box_gap_mm or first_stop - free_start < 4:
-            dispute.append("the release was not seen clearly (hidden by the hand or too close to the box)")
+        best_signed = float(values[best])
+        spread = float(np.max(np.abs(values - best_signed))) if len(values) > 1 else 0.0
+        release_margin = Margin(margin_mm=abs(best_signed), uncertainty_mm=float(np.hypot(sigma_rel, spread)))
+    else:
+        notes.append(f"release estimate unreliable ({est.reason}): bracketed by the first hand-free sighting")
+    if herd is not None and late_lo - k * BRACKET_SIGMA_MM >= 0:
+        herd_set = {True}  # even the latest possible release is clearly behind the line
+        if release_margin is None:
+            release_margin = Margin(margin_mm=late_lo, uncertainty_mm=BRACKET_SIGMA_MM)
+    if herd is not None and release_margin is None:
+        release_margin = Margin(margin_mm=abs(late), uncertainty_mm=float(np.hypot(BRACKET_SIGMA_MM, dz)))
+    if est.frame is not None and cands and est.reliable:
+        c = next((c for c in cands if c.frame == est.frame), cands[0])
         release = JudgedRelease(
-            frame=release_frame,
-            table_mm=(float(p_rel[0]), float(p_rel[1])),
-            height_mm=float(z_rel - radius),
-            herd_line_signed_mm=signed,
+            frame=c.frame, table_mm=c.table_mm, height_mm=float(c.height_mm - radius), herd_line_signed_mm=best_signed
         )
     else:
-        dispute.append("no free flight found in the track")
+        xy = _ground(camera, px[free_start], z_free)
+        release = JudgedRelease(
+            frame=int(frames[free_start]),
+            table_mm=(float(xy[0]), float(xy[1])),
+            height_mm=float(z_free - radius),
+            herd_line_signed_mm=None if herd is None else late,
+        )
+        best_signed = None if herd is None else late
+    herd_ok = (best_signed is None or best_signed >= 0) if len(herd_set) > 1 else next(iter(herd_set))
+    analysis.release_index = release_index
 
-    # a meteor hidden (coasted) between the throw and its first impact: the early flight is unseen
-    first_seen_stop = int(frames[min(first_stop, len(frames) - 1)])
-    hidden = (track.frames >= frames[throw_start]) & (track.frames <= first_seen_stop) & (track.flags == 2)
-    if np.any(hidden):
-        dispute.append(f"meteor hidden for {int(hidden.sum())} frame(s) between release and first impact")
-
-    # -- bounces ---------------------------------------------------------------------------------
+    if not flight.stretches:
+        always.append("no free flight found in the track")
     judged_bounces = []
-    table_before = 0
-    doubtful = []
-    for _index, t_k, ground, surface, strength, sd in kinks:
-        frame = int(np.floor(frames[0] + t_k * fps + config.exposure_half_frames))
-        before = entered_time is None or t_k < entered_time
-        weak = strength < config.kink_min_mm_s
+    for imp in flight.impacts:
+        if not imp.bounce:
+            continue
         judged_bounces.append(
             JudgedBounce(
-                frame=frame,
-                table_mm=(float(ground[0]), float(ground[1])),
-                surface=surface,  # type: ignore[arg-type]
-                before_box=before,
-                confidence=float(min(1.0, strength / (2 * config.kink_min_mm_s))),
+                frame=imp.frame,
+                table_mm=imp.table_mm,
+                surface=imp.surface,  # type: ignore[arg-type]
+                before_box=imp.before_box,
+                confidence=0.5 if imp.doubtful else 1.0,
             )
         )
-        if surface == "table" and before:
-            if not weak:
-                table_before += 1
-            if (
-                strength < 2 * config.kink_min_mm_s
-                or sd > -2.0 * radius
-                or (entered_time is not None and entered_time - t_k < 1.5 / fps)
-            ):
-                doubtful.append(frame)
-    analysis.bounce_indices = [int(ok_idx[kk[0]]) for kk in kinks]
-    required = required_table_bounces(mode)
-    enough = table_before >= required
+    analysis.bounce_indices = [int(np.searchsorted(track.frames, b.frame)) for b in judged_bounces]
+    count = flight.bounces_before_box
+    enough_set = {flight.count_min >= required, flight.count_max >= required}
+    enough = count >= required if len(enough_set) > 1 else next(iter(enough_set))
     bounce_margin = Margin(
-        margin_mm=float(abs(table_before - required + 0.5) - 0.5), uncertainty_mm=float(len(doubtful))
+        margin_mm=float(abs(count - required + 0.5) - 0.5), uncertainty_mm=float(flight.count_max - flight.count_min)
     )
-    if doubtful:
-        dispute.append(f"doubtful bounce(s) at frame(s) {doubtful}")
-    elif table_before >= 3:
-        dispute.append(f"{table_before} table bounces: small hops are easily miscounted")
+    # stretches of the flight before the box that nobody saw may hide table bounces: the count is
+    # then only a lower bound
+    unseen = []
+    steps = np.hypot(*np.diff(px[:6], axis=0).T) / np.maximum(np.diff(frames[:6]), 1)
+    if throw_start == 0 and len(steps) and float(np.median(steps)) > MOVING_PX:
+        unseen.append("the track starts in flight")
+    end_frame = flight.entered_box_frame
+    if end_frame is None:
+        end_frame = int(frames[rest_index]) if rest_index < len(px) else int(track.frames[-1]) + 1
+    seen_from = min(int(track.frames[release_index]), int(frames[throw_start]))
+    seen_frames = frames[(frames >= seen_from) & (frames <= end_frame)]
+    gaps = np.diff(seen_frames) - 1 if len(seen_frames) > 1 else np.zeros(0)
+    if len(gaps) and int(gaps.max()) >= MAX_UNSEEN_FRAMES:
+        unseen.append(f"meteor unseen for {int(gaps.max())} frames before the box")
+    elif len(gaps) and gaps.sum() > 0:
+        notes.append(f"meteor unseen for {int(gaps.sum())} frame(s) in flight (bridged by the arcs)")
+    if not est.reliable and frames[free_start] - frames[throw_start] >= MAX_UNSEEN_FRAMES:
+        unseen.append("the flight between the hand and the first clear sighting")
+    if track.lost and flight.entered_box_frame is None:
+        unseen.append("meteor left the view before reaching the box")
+    if unseen:
+        enough_set.add(True)
+        notes.append("table bounce count is a lower bound: " + "; ".join(unseen))
 
-    # -- rest and region -------------------------------------------------------------------------
+    # -- 1b. the place ------------------------------------------------------------------------------
     rest = None
     region_call = None
     region_margin = None
+    places: set[Place]
     if rest_surface is not None:
         kind, xy = rest_surface
         region_call = classify_point(rig, pose, xy, on_rim=(kind == "rim"))
         sigma_rest = float(np.hypot(CALIBRATION_MM, 0.3 / px_per_mm))
         region_margin = Margin(margin_mm=region_call.margin_mm, uncertainty_mm=sigma_rest)
-        if region_call.margin_mm < k * sigma_rest:
-            dispute.append(f"rests {region_call.margin_mm:.1f} mm from a region border")
+        places = set()
+        for alt_kind, alt_xy in rest_alternatives:
+            places |= possible_places(rig, pose, alt_xy, alt_kind == "rim", k * sigma_rest)
         rest = JudgedRest(
-            frame=int(frames[rest_index]),
-            table_mm=(float(xy[0]), float(xy[1])),
-            box_mm=region_call.box_mm,
+            frame=int(frames[rest_index]), table_mm=(float(xy[0]), float(xy[1])), box_mm=region_call.box_mm
         )
         if track.ended_early:
-            dispute.append("the clip ended before the meteor was still for long")
-    elif track.lost:
-        last = px[-1] if len(px) else np.array([0.0, 0.0])
+            always.append("the clip ended before the meteor was still for long")
+    else:
+        places = {("outside", "outside", None)}
+        last = px[-1]
         w, h = track.frame_size
-        margin = 3 * float(np.median(diam)) if len(diam) else 20.0
-        at_edge = last[0] < margin or last[1] < margin or last[0] > w - margin or last[1] > h - margin
-        if not at_edge:
-            dispute.append("meteor lost from view inside the picture")
+        edge = 3 * float(np.median(diam))
+        at_edge = last[0] < edge or last[1] < edge or last[0] > w - edge or last[1] > h - edge
+        gap = -outline_signed_mm(rig, pose, _ground(camera, last, radius))
+        if not track.lost:
+            always.append("no rest found")
+        elif not at_edge:
+            always.append("meteor lost from view inside the picture")
+        elif gap < EDGE_FAR_FROM_BOX_MM:
+            always.append(f"meteor left the picture {gap:.0f} mm from the box")
+        else:
+            notes.append(f"meteor left the picture {gap:.0f} mm from the box: outside")
 
-    if missing:
-        dispute.append(f"markers missing: {missing}")
+    # -- 4. the ruling and the disputes that matter ---------------------------------------------------
+    rulings, deciding = possible_rulings(herd_set, enough_set, places)
+    analysis.rulings = rulings
+    dispute = list(always)
+    detail = {
+        "herd_line": f"release {best_signed if best_signed is not None else float('nan'):+.0f} mm from the herd line"
+        f" (±{release_margin.uncertainty_mm if release_margin else 0:.0f} mm"
+        f"{'' if est.reliable else ', release unsure'})",
+        "bounces": f"table bounces before the box {flight.count_min}–{'?' if unseen else flight.count_max}, "
+        f"{mode} needs {required}"
+        + (f" (unseen: {'; '.join(unseen)})" if unseen else "")
+        + (f" ({'; '.join(flight.doubtful_reasons)})" if flight.doubtful_reasons else ""),
+        "region": f"rests {region_margin.margin_mm if region_margin else 0:.1f} mm from a region border",
+    }
+    if len(rulings) > 1:
+        dispute += [detail[name] for name in deciding]
+    uncertain = {
+        "herd_line": len(herd_set) > 1,
+        "bounces": len(enough_set) > 1 or flight.count_ambiguous,
+        "region": len(places) > 1,
+    }
+    for name, unsure in uncertain.items():
+        if unsure and not (len(rulings) > 1 and name in deciding):
+            notes.append(detail[name] + ": cannot change the ruling")
 
-    # -- rules -----------------------------------------------------------------------------------
+    reasons: list[str] = []
     if not herd_ok:
         reasons.append("released over the herd line")
     if not enough:
-        if table_before == 0:
-            reasons.append("no table bounce before the box")
-        else:
-            reasons.append(f"{table_before} table bounce(s) but {mode} needs {required}")
-    valid = herd_ok and enough
+        reasons.append(
+            "no table bounce before the box" if count == 0 else f"{count} table bounce(s) but {mode} needs {required}"
+        )
     if region_call is None:
-        region, landing, dinosaur = "outside", "outside", None
+        place = ("outside", "outside", None)
     else:
-        region, landing, dinosaur = region_call.region, region_call.landing, region_call.dinosaur
-    outcome = landing if valid and landing in ("dinosaur", "water") else "void"
+        place = (region_call.region, region_call.landing, region_call.dinosaur)
+    outcome, dinosaur, valid = ruling_of(herd_ok, enough, place)
     margins = {"bounces": bounce_margin}
     if release_margin is not None:
         margins["herd_line"] = release_margin
     if region_margin is not None:
         margins["region"] = region_margin
-    # a dispute matters only if it could change the outcome
     verdict = Verdict(
         outcome=outcome,  # type: ignore[arg-type]
-        dinosaur=dinosaur if outcome == "dinosaur" else None,
+        dinosaur=dinosaur,
         valid=valid,
         reasons=reasons,
-        region=region,
-        landing=landing,  # type: ignore[arg-type]
+        region=place[0],
+        landing=place[1],  # type: ignore[arg-type]
         launch_mode=mode,
-        bounces_before_box=table_before,
+        bounces_before_box=count,
         bounces=judged_bounces,
         release=release,
         herd_line_ok=herd_ok,
-        entered_box_frame=entered_frame,
+        entered_box_frame=flight.entered_box_frame,
         rest=rest,
         disputed=bool(dispute),
         dispute_reasons=dispute,
         margins=margins,
+        notes=notes,
         start_frame=start_frame,
         verdict_frame=frame_index,
     )

@@ -128,13 +128,26 @@ class ClipScore:
         return bool(self.wrong)
 
     @property
+    def ruling_ok(self) -> bool:
+        """The ruling: the outcome (with the dinosaur) and valid/void."""
+        return self.outcome_ok and self.valid_ok
+
+    @property
     def confident_wrong(self) -> bool:
-        """A wrong outcome, valid/void or bounce count that the judge did not mark disputed."""
-        return not (self.outcome_ok and self.valid_ok and self.bounces_ok) and not self.disputed
+        """A wrong ruling (outcome incl. dinosaur, or valid/void) that the judge did not mark disputed.
+
+        A wrong bounce count with the right ruling is no wrong call: it is counted on its own
+        (`bounce_count_accuracy`, `bounce_wrong_undisputed`)."""
+        return not self.ruling_ok and not self.disputed
+
+    @property
+    def bounce_wrong_undisputed(self) -> bool:
+        return not self.bounces_ok and not self.disputed
 
     def to_json(self) -> dict[str, Any]:
         row = asdict(self)
         row["confident_wrong"] = self.confident_wrong
+        row["bounce_wrong_undisputed"] = self.bounce_wrong_undisputed
         return row
 
 
@@ -149,6 +162,7 @@ def _truth_summary(truth: LaunchTruth) -> dict[str, Any]:
         "herd_line_signed_mm": truth.release.herd_line_signed_mm,
         "release_frame": truth.release.frame,
         "rest_frame": truth.rest.frame if truth.rest else None,
+        "entered_box_frame": truth.entered_box_frame,
         "launch_mode": truth.launch_mode,
     }
 
@@ -288,6 +302,7 @@ def _percentile(values: Sequence[float], q: float) -> float | None:
 def summarize(scores: Sequence[ClipScore], skipped: Sequence[Skipped] = ()) -> dict[str, Any]:
     """The figures of issue 5 over all scored clips (rates are fractions; None when undefined)."""
     beyond = [score for score in scores if score.herd_distance_mm > HERD_MARGIN_MM]
+    entering = [score for score in scores if score.truth.get("entered_box_frame") is not None]
     rest_errors = [score.rest_error_mm for score in scores if score.rest_error_mm is not None]
     release_errors = [score.release_error_mm for score in scores if score.release_error_mm is not None]
     return {
@@ -296,6 +311,9 @@ def summarize(scores: Sequence[ClipScore], skipped: Sequence[Skipped] = ()) -> d
         "outcome_accuracy": _rate([s.outcome_ok for s in scores]),
         "valid_accuracy": _rate([s.valid_ok for s in scores]),
         "bounce_count_accuracy": _rate([s.bounces_ok for s in scores]),
+        "bounce_count_accuracy_entering_box": _rate([s.bounces_ok for s in entering]),
+        "bounce_count_clips_entering_box": len(entering),
+        "bounce_wrong_undisputed": sum(s.bounce_wrong_undisputed for s in scores),
         "herd_line_accuracy": _rate([s.herd_ok for s in scores]),
         "herd_line_accuracy_beyond_10mm": _rate([s.herd_ok for s in beyond]),
         "herd_line_clips_beyond_10mm": len(beyond),
@@ -358,6 +376,12 @@ def format_report(metrics: Mapping[str, Any], scores: Sequence[ClipScore], skipp
         ("outcome accuracy", _pct(metrics["outcome_accuracy"])),
         ("valid/void accuracy", _pct(metrics["valid_accuracy"])),
         ("bounce count exact", _pct(metrics["bounce_count_accuracy"])),
+        (
+            "bounce count exact, entered box",
+            f"{_pct(metrics['bounce_count_accuracy_entering_box'])}"
+            f"  ({metrics['bounce_count_clips_entering_box']} clips)",
+        ),
+        ("bounce count wrong, not disputed", f"{metrics['bounce_wrong_undisputed']}"),
         ("herd-line accuracy", _pct(metrics["herd_line_accuracy"])),
         (
             f"herd-line accuracy > {HERD_MARGIN_MM:g} mm",
@@ -386,7 +410,7 @@ def format_report(metrics: Mapping[str, Any], scores: Sequence[ClipScore], skipp
     if wrong:
         lines += ["", "wrong calls:"]
         for score in wrong:
-            tag = "disputed " if score.disputed else "CONFIDENT"
+            tag = "disputed " if score.disputed else ("CONFIDENT" if score.confident_wrong else "ruling ok")
             why = "; ".join(score.wrong)
             if score.disputed and score.dispute_reasons:
                 why += f"  [disputed: {'; '.join(score.dispute_reasons)}]"

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from calibration.geometry import BoxPose, signed_distance_to_line, signed_distance_to_polygon
+from calibration.geometry import BoxPose, signed_distance_to_polygon
 from calibration.rig import Rig
 
 RIM_BAND_MM = 6.0  # half the thickness of a box wall, as seen from above: the top of a wall
@@ -63,27 +63,43 @@ def classify_point(rig: Rig, pose: BoxPose, table_xy: np.ndarray, on_rim: bool =
     )
 
 
-def herd_line_signed(rig: Rig, pose: BoxPose, table_xy: np.ndarray, herd_line_mm=None) -> float | None:
-    """Signed distance from the herd line, positive on the launcher's side (away from the box)."""
-    line = herd_line_mm if herd_line_mm is not None else rig.herd_line_mm
-    if line is None:
-        return None
-    box_centre = box_outline_table(rig, pose).mean(axis=0)
-    towards_box = signed_distance_to_line(np.asarray(table_xy).reshape(1, 2), np.asarray(line), box_centre)
-    return float(-towards_box[0])
+def herd_normal(rig: Rig, pose: BoxPose, herd_line_mm=None, direction=None) -> np.ndarray | None:
+    """Unit vector across the herd line pointing to the launcher's side.
 
-
-def herd_normal(rig: Rig, pose: BoxPose, herd_line_mm=None) -> np.ndarray | None:
-    """Unit vector across the herd line pointing to the launcher's side."""
+    The launcher's side is the side the meteor comes *from*: opposite `direction` (its ground
+    velocity at the release, or its displacement over the flight) when that is given. Without a
+    direction it falls back to the side away from the box centre, which is wrong when the line
+    crosses the box.
+    """
     line = herd_line_mm if herd_line_mm is not None else rig.herd_line_mm
     if line is None:
         return None
     start, end = np.asarray(line, dtype=np.float64).reshape(2, 2)
-    direction = (end - start) / np.linalg.norm(end - start)
-    normal = np.array([-direction[1], direction[0]])
-    if np.dot(box_outline_table(rig, pose).mean(axis=0) - start, normal) > 0:
+    along = (end - start) / np.linalg.norm(end - start)
+    normal = np.array([-along[1], along[0]])
+    if direction is not None and float(np.hypot(*np.asarray(direction, dtype=np.float64)[:2])) > 1e-9:
+        if float(np.dot(np.asarray(direction, dtype=np.float64)[:2], normal)) > 0:
+            normal = -normal
+    elif np.dot(box_outline_table(rig, pose).mean(axis=0) - start, normal) > 0:
         normal = -normal
     return normal
+
+
+def herd_line_signed(
+    rig: Rig, pose: BoxPose, table_xy: np.ndarray, herd_line_mm=None, direction=None
+) -> float | None:
+    """Signed distance from the herd line, positive on the launcher's side (see `herd_normal`).
+
+    `table_xy` may be one point (a float is returned) or N×2 points (an array is returned).
+    """
+    line = herd_line_mm if herd_line_mm is not None else rig.herd_line_mm
+    if line is None:
+        return None
+    normal = herd_normal(rig, pose, line, direction)
+    start = np.asarray(line, dtype=np.float64).reshape(2, 2)[0]
+    xy = np.asarray(table_xy, dtype=np.float64)
+    signed = (xy.reshape(-1, 2) - start) @ normal
+    return float(signed[0]) if xy.ndim == 1 else signed
 
 
 def surface_of_impact(rig: Rig, pose: BoxPose, position_mm: np.ndarray, radius_mm: float) -> str:

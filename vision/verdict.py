@@ -69,6 +69,7 @@ class Verdict(_Model):
     disputed: bool = False
     dispute_reasons: list[str] = Field(default_factory=list)
     margins: dict[str, Margin] = Field(default_factory=dict)
+    notes: list[str] = Field(default_factory=list)  # uncertain decisions that cannot change the ruling
     start_frame: int
     verdict_frame: int
 

@@ -81,6 +81,7 @@ def make_verdict(**overrides: object) -> dict:
 VOID_NO_BOUNCE = {"outcome": "void", "dinosaur": None, "valid": False, "bounces_before_box": 0}
 
 # (case, label overrides, verdicts, outcome_ok, valid_ok, bounces_ok, herd_ok, disputed, confident_wrong)
+# confident wrong: the ruling (outcome with its dinosaur, or valid/void) is wrong and not disputed.
 CASES = [
     ("correct call", {}, [make_verdict()], True, True, True, True, False, False),
     ("correct but disputed", {}, [make_verdict(disputed=True)], True, True, True, True, True, False),
@@ -90,10 +91,15 @@ CASES = [
         [make_verdict(**VOID_NO_BOUNCE, disputed=True, dispute_reasons=["doubtful bounce"])],
         False, False, False, True, True, False,
     ),
-    ("confident wrong", {}, [make_verdict(**VOID_NO_BOUNCE)], False, False, False, True, False, True),
-    ("wrong dinosaur", {}, [make_verdict(dinosaur="trex", region="trex")], False, True, True, True, False, True),
-    ("bounce count only", {}, [make_verdict(bounces_before_box=2)], True, True, False, True, False, True),
-    ("missed launch", {}, [], False, False, False, False, False, True),
+    ("wrong ruling, undisputed: confident wrong", {}, [make_verdict(**VOID_NO_BOUNCE)],
+     False, False, False, True, False, True),
+    ("wrong dinosaur, undisputed: confident wrong", {}, [make_verdict(dinosaur="trex", region="trex")],
+     False, True, True, True, False, True),
+    ("wrong valid only, undisputed: confident wrong", {}, [make_verdict(valid=False)],
+     True, False, True, True, False, True),
+    ("bounce count only, ruling right: not confident wrong", {}, [make_verdict(bounces_before_box=2)],
+     True, True, False, True, False, False),
+    ("missed launch: confident wrong", {}, [], False, False, False, False, False, True),
     (
         "herd line wrong but outcome right",
         {},
@@ -199,6 +205,10 @@ def test_summary_over_the_table_of_cases():
     assert metrics["disputed_rate"] == pytest.approx(sum(case[7] for case in CASES) / n)
     assert metrics["confident_wrong_calls"] == sum(case[8] for case in CASES)
     assert metrics["missed_launches"] == 1
+    assert metrics["bounce_wrong_undisputed"] == sum(not case[5] and not case[7] for case in CASES)
+    assert metrics["bounce_count_accuracy_entering_box"] == pytest.approx(
+        sum(case[5] for case in CASES) / n
+    )  # every label here enters the box
     assert metrics["wrong_calls"] == sum(not all(case[3:7]) for case in CASES)
 
 
@@ -227,6 +237,7 @@ def test_report_lists_each_wrong_clip_and_why():
     ]
     report = format_report(summarize(scores), scores, [])
     assert "confident wrong calls" in report
+    assert "bounce count wrong, not disputed" in report and "bounce count exact, entered box" in report
     assert "good.json" not in report
     assert "CONFIDENT  bad.json: outcome void, label dinosaur (triceratops)" in report
     assert "bounces before box 0, label 1" in report

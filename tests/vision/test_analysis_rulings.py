@@ -1,0 +1,70 @@
+"""The judge's disputes: a verdict is disputed iff its uncertain decisions allow more than one ruling."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from calibration.geometry import BoxPose
+from calibration.rig import Rig
+from vision.analysis import possible_rulings, ruling_of
+from vision.landing import herd_line_signed, herd_normal
+
+TRI = ("triceratops", "dinosaur", "triceratops")
+TREX = ("trex", "dinosaur", "trex")
+WATER = ("water_center", "water", None)
+OUT = ("outside", "outside", None)
+RIM = ("rim", "outside", None)
+BOTH = {True, False}
+RIG = Rig.model_validate_json(
+    (__import__("pathlib").Path(__file__).resolve().parents[2] / "calibration/rigs/standard.json").read_text()
+)
+POSE = BoxPose(yaw_deg=0.0, translation_mm=(600.0, 0.0))
+
+# (rule, herd sign set, enough set, region set, disputed, deciding decisions)
+TABLE = [
+    ("all sure: one ruling", {True}, {True}, {TRI}, False, []),
+    ("herd unsure, valid launch into a dinosaur: disputed", BOTH, {True}, {TRI}, True, ["herd_line"]),
+    ("herd unsure but too few bounces: void either way", BOTH, {False}, {TRI}, False, []),
+    ("herd unsure but the meteor rests outside: still valid or not", BOTH, {True}, {OUT}, True, ["herd_line"]),
+    ("count unsure, foul release: void and invalid either way", {False}, BOTH, {TRI}, False, []),
+    ("count unsure, clean release: disputed", {True}, BOTH, {WATER}, True, ["bounces"]),
+    ("rest on a border between two dinosaurs, valid: disputed", {True}, {True}, {TRI, TREX}, True, ["region"]),
+    ("rest on a border but invalid launch: void either way", {False}, {True}, {TRI, TREX}, False, []),
+    ("rest between rim and outside: same ruling", {True}, {True}, {RIM, OUT}, False, []),
+    ("rest between water and outside, valid: disputed", {True}, {True}, {WATER, OUT}, True, ["region"]),
+    (
+        "everything unsure: all three decide",
+        BOTH, BOTH, {TRI, WATER}, True, ["herd_line", "bounces", "region"],
+    ),
+    ("count unsure and herd unsure, rests outside: validity decided by both", BOTH, BOTH, {OUT}, True,
+     ["herd_line", "bounces"]),
+]
+
+
+@pytest.mark.parametrize(("rule", "herd", "enough", "places", "disputed", "deciding"), TABLE,
+                         ids=[row[0] for row in TABLE])
+def test_rulings_set(rule, herd, enough, places, disputed, deciding):
+    rulings, names = possible_rulings(herd, enough, places)
+    assert (len(rulings) > 1) is disputed, rulings
+    assert names == deciding
+
+
+def test_ruling_of_follows_the_rules():
+    assert ruling_of(True, True, TRI) == ("dinosaur", "triceratops", True)
+    assert ruling_of(True, True, WATER) == ("water", None, True)
+    assert ruling_of(True, True, OUT) == ("void", None, True)
+    assert ruling_of(False, True, TRI) == ("void", None, False)
+    assert ruling_of(True, False, TRI) == ("void", None, False)
+
+
+def test_herd_sign_follows_where_the_meteor_comes_from():
+    """The launcher's side is the one the meteor comes from, even when the line crosses the box."""
+    line = ((300.0, -500.0), (300.0, 500.0))
+    towards_plus_x = np.array([1000.0, 0.0])
+    towards_minus_x = -towards_plus_x
+    assert herd_line_signed(RIG, POSE, np.array([250.0, 0.0]), line, towards_plus_x) == pytest.approx(50.0)
+    assert herd_line_signed(RIG, POSE, np.array([250.0, 0.0]), line, towards_minus_x) == pytest.approx(-50.0)
+    assert herd_normal(RIG, POSE, line, towards_plus_x) @ towards_plus_x < 0
+    many = herd_line_signed(RIG, POSE, np.array([[250.0, 0.0], [320.0, 5.0]]), line, towards_plus_x)
+    assert np.allclose(many, [50.0, -20.0])

@@ -1,0 +1,26 @@
+"""End to end on every bundled clip: the judge's ruling equals the label's, or the verdict is disputed.
+
+The ruling is the outcome (with its dinosaur) and valid/void; a wrong bounce count with the right
+ruling is no wrong call. The judge gets only the video, the rig of the label's scene and the mode.
+"""
+
+from pathlib import Path
+
+import pytest
+
+from vision.evaluate import discover, score_clip
+from vision.runner import run_judge
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+CLIPS = discover(SAMPLES)[0] if SAMPLES.is_dir() else []
+
+
+@pytest.mark.skipif(not CLIPS, reason="no bundled sample clips")
+@pytest.mark.parametrize("clip", CLIPS, ids=[c.label_path.stem for c in CLIPS])
+def test_every_bundled_clip_is_ruled_right_or_disputed(clip):
+    verdicts = run_judge(clip.video_path, clip.truth.scene, launch_mode=clip.truth.launch_mode).verdicts
+    score = score_clip(clip.truth, verdicts, clip=clip.name)
+    assert score.judged is not None, "no launch found"
+    assert not score.confident_wrong, f"{score.wrong} (not disputed)"
+    if not score.disputed:
+        assert score.judged["outcome"] == clip.truth.outcome and score.judged["valid"] == clip.truth.valid
