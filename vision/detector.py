@@ -85,6 +85,7 @@ class MeteorDetector:
         self.change_step = 8
         self.change_level = 30  # a sample changed when one of its channels moved this much
         self._change_reference: np.ndarray | None = None
+        self._buffers: tuple[np.ndarray, ...] | None = None  # float buffers of a whole-frame colour test
         # integer halvings take OpenCV's fast 2×2 INTER_AREA path (a direct /4 does not)
         self._halvings = 0
         if self.width % self.scale == 0 and self.height % self.scale == 0:
@@ -131,14 +132,33 @@ class MeteorDetector:
 
     def _colour_test(self, image_bgr: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The colour-only mask, the float pixels and (p·d)²/cos² (for `_background_test`)."""
-        pixels = image_bgr.astype(np.float32)
-        along = cv2.transform(pixels, self._along)  # p·d
-        squared = cv2.transform(cv2.multiply(pixels, pixels), self._ones_plus)  # |p|² + 1
+        h, w = image_bgr.shape[:2]
+        if (w, h) == self.small_size and self.scale > 1 or (w, h) == (self.width, self.height):
+            # the whole (small) frame: reuse float buffers (fresh multi-MB arrays cost page faults)
+            buffers = self._buffers
+            if buffers is None or buffers[0].shape[:2] != (h, w):
+                buffers = self._buffers = (
+                    np.empty((h, w, 3), np.float32),
+                    np.empty((h, w, 3), np.float32),
+                    np.empty((h, w), np.float32),
+                    np.empty((h, w), np.float32),
+                    np.empty((h, w), np.float32),
+                )
+            pixels, products, along, squared, along2 = buffers
+            np.copyto(pixels, image_bgr)
+            cv2.transform(pixels, self._along, dst=along)
+            cv2.multiply(pixels, pixels, dst=products)
+            cv2.transform(products, self._ones_plus, dst=squared)
+        else:
+            pixels = image_bgr.astype(np.float32)
+            along = cv2.transform(pixels, self._along)  # p·d
+            squared = cv2.transform(cv2.multiply(pixels, pixels), self._ones_plus)  # |p|² + 1
+            along2 = None
         # the brightness band: p·d outside (low, high] becomes 0, which fails the angle test below
         cv2.threshold(along, self._along_low, 0.0, cv2.THRESH_TOZERO, dst=along)
         cv2.threshold(along, self._along_high, 0.0, cv2.THRESH_TOZERO_INV, dst=along)
         # angle test without a square root: (p·d)² / cos² ≥ |p|², with p·d > 0
-        along2 = cv2.multiply(along, along, scale=self._inv_cos2)
+        along2 = cv2.multiply(along, along, dst=along2, scale=self._inv_cos2)
         return cv2.compare(along2, squared, cv2.CMP_GE), pixels, along2
 
     def _background_test(self, mask: np.ndarray, pixels: np.ndarray, along2: np.ndarray, background: np.ndarray):
@@ -338,7 +358,15 @@ class MeteorDetector:
         x0, y0, x1, y1 = max(x0, ox), max(y0, oy), min(x1, ox + lw), min(y1, oy + lh)
         if x1 - x0 < 2 or y1 - y0 < 2:
             return 0.0
-        # the ring first; the foreground test runs only over its pixels
+        # foreground: far from the background (Σ|p − b| > 60) and not meteor-coloured; most frames
+        # have none round the meteor, and then neither the ring nor the shadow test is needed
+        patch = self._last_small[y0 - oy : y1 - oy, x0 - ox : x1 - ox]
+        bg = self.background[y0:y1, x0:x1]
+        diff = cv2.transform(cv2.absdiff(patch.astype(np.float32), bg), self._ones)
+        fg = diff.reshape(diff.shape[:2]) > 60.0
+        fg &= self._last_mask[y0 - oy : y1 - oy, x0 - ox : x1 - ox] == 0
+        if not fg.any():
+            return 0.0
         dy = np.arange(y0, y1, dtype=np.float64)[:, None] + (0.5 - cy)
         dx = np.arange(x0, x1, dtype=np.float64)[None, :] + (0.5 - cx)
         dist = np.hypot(dx, dy)
@@ -346,15 +374,14 @@ class MeteorDetector:
         n = int(np.count_nonzero(ring))
         if not n:
             return 0.0
-        patch = self._last_small[y0 - oy : y1 - oy, x0 - ox : x1 - ox][ring].astype(np.float32)
-        bg = self.background[y0:y1, x0:x1][ring]
-        diff = np.abs(patch - bg).sum(axis=1)
-        pp = (patch * patch).sum(axis=1) + 1.0
-        bb = (bg * bg).sum(axis=1) + 1.0
-        pb = (patch * bg).sum(axis=1)
+        fg &= ring
+        p = patch[fg].astype(np.float32)
+        b = bg[fg]
+        pp = (p * p).sum(axis=1) + 1.0
+        bb = (b * b).sum(axis=1) + 1.0
+        pb = (p * b).sum(axis=1)
         shadow = (pb * pb > 0.985 * pp * bb) & (pp < bb)
-        fg = (diff > 60.0) & ~shadow & (self._last_mask[y0 - oy : y1 - oy, x0 - ox : x1 - ox][ring] == 0)
-        return float(np.count_nonzero(fg)) / n
+        return float(np.count_nonzero(~shadow)) / n
 
     def refine(
         self,

@@ -57,7 +57,8 @@ class JudgeConfig:
     dispute_sigmas: float = 2.0  # a margin inside this many uncertainties is disputed
     min_launch_px: float = 40.0  # a launch moves the meteor at least this far (pixels)
     background_rate: float = 0.03  # background blend per two frames
-    background_every: int = 4  # frames between background updates (each reduces the whole frame)
+    background_every: int = 16  # frames between small-background updates (each reduces the whole frame)
+    full_background_every: int = 16  # frames between full-resolution background updates (half a period after)
     search_every: int = 8  # while nothing is tracked and nothing changes, frames between whole-frame searches
     hand_sigma_factor: float = 1.5  # centroid noise of a sighting touching the hand, relative
     release_height_sigma_mm: float = 60.0  # one sigma of the release height
@@ -358,22 +359,26 @@ class LaunchJudge:
         else:
             self._unseen += 1
 
-        # background: slow, and never under the meteor
-        every = max(1, cfg.background_every)
-        if not first and frame_index % every == 0:
-            exclude = None
-            if detection is not None:
-                exclude = (detection.x, detection.y, detection.diameter_px * 1.5 + 8)
-            small = detector.reduce(frame_bgr) if small is None else small
-            # background_rate is per two frames: the same time constant at any cadence
-            rate = 1.0 - (1.0 - cfg.background_rate) ** (every / 2.0)
-            detector.update_background(small, exclude, rate)
-        if not first and frame_index % 8 == 0:
-            exclude = None
-            if self.tracker.active and self.tracker.x is not None:
-                d = detection.diameter_px * detection.elongation if detection is not None else 40.0
-                exclude = (float(self.tracker.x[0]), float(self.tracker.x[1]), d * 1.5 + 10)
-            detector.update_full_background(frame_bgr, exclude, 0.25)
+        # background: slow, and never under the meteor; each update reads the whole frame, so they
+        # are rare, and the small and the full-resolution one fall on different frames
+        if not first:
+            every = cfg.background_every if cfg.background_every > 0 else 1
+            if frame_index % every == 0:
+                exclude = None
+                if detection is not None:
+                    exclude = (detection.x, detection.y, detection.diameter_px * 1.5 + 8)
+                small = detector.reduce(frame_bgr) if small is None else small
+                # background_rate is per two frames: the same time constant at any cadence
+                rate = 1.0 - (1.0 - cfg.background_rate) ** (every / 2.0)
+                detector.update_background(small, exclude, rate)
+            full_every = cfg.full_background_every if cfg.full_background_every > 0 else 1
+            if (frame_index + full_every // 2) % full_every == 0:
+                exclude = None
+                if tracker.x is not None:
+                    d = detection.diameter_px * detection.elongation if detection is not None else 40.0
+                    exclude = (float(tracker.x[0]), float(tracker.x[1]), d * 1.5 + 10)
+                # 0.25 per eight frames: the same time constant at any cadence
+                detector.update_full_background(frame_bgr, exclude, 1.0 - 0.75 ** (full_every / 8.0))
 
         self._advance_state(frame_bgr, frame_index, detection, events)
 
