@@ -26,7 +26,7 @@ import numpy as np
 from calibration.rig import Rig
 from vision.flight import segment_flight
 from vision.landing import RIM_BAND_MM, classify_point, herd_line_signed, outline_signed_mm
-from vision.release import estimate_release
+from vision.release import estimate_release, release_spread, window_sigma_mm
 from vision.truth import required_table_bounces
 from vision.verdict import JudgedBounce, JudgedRelease, JudgedRest, Margin, Verdict
 
@@ -320,9 +320,35 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         late_all = [float(signed(_ground(camera, px[free_start], z))[0]) for z in heights]
         late = late_all[1]
         late_lo = min(late_all)
+    err_spread = release_spread(est)
+    window = None  # (frames, signed, sigma) of the frames the true release may lie in
+    if herd is not None and err_spread is not None:
+        ks = np.arange(est.frame - err_spread.late_frames, est.frame + err_spread.early_frames + 1)
+        pts = est.model_position((ks + est.exposure_fraction / 2) / est.fps)
+        values = signed(pts[:, :2])
+        sigmas = np.hypot(CALIBRATION_MM, window_sigma_mm(err_spread, est.frame - ks))
+        lo, hi = values - k * sigmas, values + k * sigmas
+        for j, frame in enumerate(ks):  # the sighting itself, at the fitted height
+            at = np.flatnonzero(track.frames == frame)
+            if len(at) and track.flags[at[0]] != 2 and np.isfinite(track.px[at[0]]).all():
+                seen = float(signed(_ground(camera, track.px[at[0]], float(max(pts[j, 2], radius))))[0])
+                lo[j], hi[j] = min(lo[j], seen - k * sigmas[j]), max(hi[j], seen + k * sigmas[j])
+        window = (ks, values, sigmas)
     if herd is None:
         herd_set = {True}
         notes.append("no herd line known: the release is not checked")
+    elif window is not None:
+        # the herd signs over the frames the error model allows (`vision.release.release_spread`)
+        herd_set = {bool(np.max(hi) >= 0), bool(np.min(lo) >= 0)}
+        best_signed = float(values[err_spread.late_frames])
+        release_margin = Margin(
+            margin_mm=abs(best_signed),
+            uncertainty_mm=float(max(best_signed - np.min(lo), np.max(hi) - best_signed) / max(k, 1e-9)),
+        )
+        if not est.reliable:
+            notes.append(
+                f"release estimate unreliable ({est.reason}): frames {ks[0]}–{ks[-1]} allowed ({err_spread.group} fit)"
+            )
     elif est.reliable and cands:
         values = signed([c.table_mm for c in cands])
         herd_set = set()
@@ -342,7 +368,15 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             release_margin = Margin(margin_mm=late_lo, uncertainty_mm=BRACKET_SIGMA_MM)
     if herd is not None and release_margin is None:
         release_margin = Margin(margin_mm=abs(late), uncertainty_mm=float(np.hypot(BRACKET_SIGMA_MM, dz)))
-    if est.frame is not None and cands and est.reliable:
+    if window is not None:
+        q = est.model_position(est.frame_time_s(float(est.frame)))[0]
+        release = JudgedRelease(
+            frame=int(est.frame),
+            table_mm=(float(q[0]), float(q[1])),
+            height_mm=float(q[2] - radius),
+            herd_line_signed_mm=best_signed,
+        )
+    elif est.frame is not None and cands and est.reliable:
         c = next((c for c in cands if c.frame == est.frame), cands[0])
         release = JudgedRelease(
             frame=c.frame, table_mm=c.table_mm, height_mm=float(c.height_mm - radius), herd_line_signed_mm=best_signed
@@ -446,7 +480,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     detail = {
         "herd_line": f"release {best_signed if best_signed is not None else float('nan'):+.0f} mm from the herd line"
         f" (±{release_margin.uncertainty_mm if release_margin else 0:.0f} mm"
-        f"{'' if est.reliable else ', release unsure'})",
+        f"{'' if est.reliable or window is not None else ', release unsure'})",
         "bounces": f"table bounces before the box {flight.count_min}–{'?' if unseen else flight.count_max}, "
         f"{mode} needs {required}"
         + (f" (unseen: {'; '.join(unseen)})" if unseen else "")

@@ -172,3 +172,43 @@ def test_bundled_clip_release():
     assert label.release.frame in [c.frame for c in est.candidates]
     assert np.hypot(*(np.array(est.table_mm) - np.array(label.release.table_mm))) < 10.0
     assert abs(est.height_mm - label.release.height_mm) < 15.0
+
+
+# (rule, unreliability reasons, clear-sighting RMS px, clear flight sightings, group, (late, early) or None)
+ERROR_MODEL_TABLE = [
+    ("a clean fit", (), 0.4, 12, "clean", (7, 2)),
+    ("meteor hidden at the release only", ("hidden",), 0.5, 10, "hidden", (4, 2)),
+    ("push starts in the hold", ("push_in_hold",), 0.5, 10, "push", (11, 3)),
+    ("push in hold and hidden: the push's spread", ("push_in_hold", "hidden"), 0.5, 10, "push", (11, 3)),
+    ("uncertain release time: unusable", ("sigma",), 0.5, 10, "bad", None),
+    ("implausible height: unusable", ("hidden", "height"), 0.5, 10, "bad", None),
+    ("poor fit by RMS though no reason given", (), 1.6, 12, "bad", None),
+    ("too few clear sightings", (), 0.4, 4, "bad", None),
+    ("no fit at all", ("no_fit",), float("nan"), 0, "bad", None),
+]
+
+
+@pytest.mark.parametrize(
+    ("rule", "kinds", "rms", "free", "group", "spread"), ERROR_MODEL_TABLE, ids=[r[0] for r in ERROR_MODEL_TABLE]
+)
+def test_release_error_model_lookup(rule, kinds, rms, free, group, spread):
+    from vision.release import ReleaseEstimate, error_group, release_spread, window_sigma_mm
+
+    assert error_group(kinds, rms, free) == group, rule
+    est = ReleaseEstimate(
+        t_release_s=1.0,
+        sigma_s=0.01,
+        frame=60,
+        candidates=[],
+        p_r=np.zeros(3),
+        v_r=np.ones(3),
+        rms_px=rms,
+        reliable=not kinds,
+        reason_kinds=tuple(kinds),
+        free_frames=free,
+    )
+    got = release_spread(est)
+    assert (None if got is None else (got.late_frames, got.early_frames)) == spread, rule
+    if got is not None:
+        sig = window_sigma_mm(got, np.array([-2.0, 0.0, 3.0]))
+        assert sig[0] == sig[1] and sig[2] > sig[1]  # grows only before the estimate
