@@ -98,19 +98,6 @@ def _throw_start(px: np.ndarray, times: np.ndarray, stop: int, still_px: float =
     return best
 
 
-def _noise_levels(px: np.ndarray, diam: np.ndarray, config) -> tuple[float, float]:
-    """Centroid and diameter noise of this track (robust, from second and first differences)."""
-    sigma_px, sigma_size = config.sigma_px, config.size_sigma_px
-    if len(px) >= 6:
-        second = np.diff(px, n=2, axis=0).reshape(-1)
-        mad = float(np.median(np.abs(second - np.median(second))))
-        sigma_px = max(sigma_px, 1.4826 * mad / np.sqrt(6.0))
-        first = np.diff(diam)
-        mad = float(np.median(np.abs(first - np.median(first))))
-        sigma_size = max(sigma_size, 1.4826 * mad / np.sqrt(2.0))
-    return sigma_px, sigma_size
-
-
 def _rest_surface(camera, rig: Rig, pose, rest_px: np.ndarray, rest_diam: float, scale_prior: float):
     """(surface kind, table xy) of a resting meteor, measured/predicted apparent size there, and the
     alternatives: every (kind, xy) the geometry allows.

@@ -48,7 +48,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
-from vision.bounces import pixel_segments
+from vision.kinks import pixel_segments
 
 G_MM_S2 = 9810.0
 GRAVITY = np.array([0.0, 0.0, -G_MM_S2])
