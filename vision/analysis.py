@@ -350,7 +350,9 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     else:
         notes.append(f"release estimate unreliable ({est.reason}): bracketed by the first hand-free sighting")
     if herd is not None and late_lo - k * BRACKET_SIGMA_MM >= 0:
-        herd_set = {True}  # even the latest possible release is clearly behind the line
+        # even the latest possible release is clearly behind the line: certain, unless the release fit
+        # says the meteor was still held beyond the line (then the hand-free sighting was not free)
+        herd_set = {True} if True in herd_set else {True, False}
         if release_margin is None:
             release_margin = Margin(margin_mm=late_lo, uncertainty_mm=BRACKET_SIGMA_MM)
     if herd is not None and release_margin is None:
@@ -425,6 +427,14 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     if unseen:
         enough_set.add(True)
         notes.append("table bounce count is a lower bound: " + "; ".join(unseen))
+    # table bounces after the judged box entry of a meteor that does not end in the box: the entry
+    # may have been a pass over the outline, and those bounces may then count
+    ends_outside = rest_surface is None or outline_signed_mm(rig, pose, np.asarray(rest_surface[1])) < 0
+    later_table = sum(1 for imp in flight.impacts if imp.bounce and imp.surface == "table" and not imp.before_box)
+    if flight.entered_box_frame is not None and ends_outside and later_table:
+        if count + later_table >= required:
+            enough_set.add(True)
+        notes.append(f"{later_table} table bounce(s) after a box entry that did not end in the box")
 
     # -- 1b. the place ------------------------------------------------------------------------------
     rest = None
