@@ -352,7 +352,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     if herd is not None and late_lo - k * BRACKET_SIGMA_MM >= 0:
         # even the latest possible release is clearly behind the line: certain, unless the release fit
         # says the meteor was still held beyond the line (then the hand-free sighting was not free)
-        herd_set = {True} if True in herd_set else {True, False}
+        agrees = True in herd_set and (best_signed is None or best_signed >= 0)
+        herd_set = {True} if agrees else {True, False}
         if release_margin is None:
             release_margin = Margin(margin_mm=late_lo, uncertainty_mm=BRACKET_SIGMA_MM)
     if herd is not None and release_margin is None:

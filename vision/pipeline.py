@@ -414,6 +414,11 @@ class LaunchJudge:
             return
         if self.state == "in_hand":
             if not self.tracker.active:
+                if self._thrown_from_hold():
+                    # held still, then flung away and lost before it ever looked free of the hand:
+                    # a launch all the same, judged (and disputed) rather than silently dropped
+                    self._decide(frame_index, events, lost=True)
+                    return
                 self._reset_track()
                 self._set_state("waiting", frame_index, events)
                 return
@@ -446,6 +451,24 @@ class LaunchJudge:
                 self._reset_track()
                 self.tracker.reset()
                 self._set_state("waiting", frame_index, events, "meteor gone")
+
+    def _thrown_from_hold(self) -> bool:
+        """The track shows a throw: the meteor held still, then seen again beyond a launch's length away."""
+        hold_frames = max(3, int(round(0.1 * self.fps)))
+        n = len(self._frames)
+        xs, ys = self._px[0::2], self._px[1::2]
+        seen = [i for i in range(n) if self._flags[i] != COASTED]
+        # a hand's grip jitters more than a meteor lying still: allow 40 % of the meteor's size on the table
+        still_px = self.config.rest_speed_mm_s * self.config.rest_seconds * self._px_per_mm
+        tolerance = max(1.5, still_px, 0.4 * self.rig.meteor.diameter_mm * self._px_per_mm)
+        reach = self.config.min_launch_px
+        for k in range(len(seen) - hold_frames):
+            anchor = seen[k]
+            window = seen[k : k + hold_frames]
+            held = all(math.hypot(xs[i] - xs[anchor], ys[i] - ys[anchor]) <= tolerance for i in window)
+            if held:
+                return any(math.hypot(xs[i] - xs[anchor], ys[i] - ys[anchor]) > reach for i in seen[k + hold_frames :])
+        return False
 
     def _moving_fast(self, window: int) -> bool:
         if len(self._frames) < window:

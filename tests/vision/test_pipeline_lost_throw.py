@@ -1,0 +1,43 @@
+"""A meteor held still and then flung out of the tracker's reach is still a launch: the judge gives a
+(disputed) verdict instead of silently forgetting it; a meteor merely carried in and lost is not."""
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from vision.pipeline import COASTED, HAND, JudgeConfig, LaunchJudge, calibration_from_label
+from vision.truth import load_label
+
+LABEL = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.json"
+
+
+@pytest.fixture
+def judge():
+    label = load_label(LABEL)
+    frame = np.zeros((label.frame_size[1], label.frame_size[0], 3), np.uint8)
+    judge = LaunchJudge(label.scene, calibration=calibration_from_label(label), config=JudgeConfig(), fps=60.0)
+    judge.process(frame, 0)  # takes the given calibration
+    return judge
+
+
+def _track(judge, xs, flags):
+    judge._frames = list(range(len(xs)))
+    judge._px = [v for x in xs for v in (float(x), 300.0)]
+    judge._diam = [12.0] * len(xs)
+    judge._flags = list(flags)
+
+
+@pytest.mark.parametrize(
+    ("case", "xs", "flags", "thrown"),
+    [
+        ("held, then seen far away", [400] * 10 + [420, 470, 540], [HAND] * 13, True),
+        ("held, then only predicted far away", [400] * 10 + [420, 470, 540], [HAND] * 10 + [COASTED] * 3, False),
+        ("carried in, never held", list(range(100, 490, 30)), [HAND] * 13, False),
+        ("held and wobbling in the grip, then seen far", [400, 403, 398, 401, 404, 399] * 2 + [520], [HAND] * 13, True),
+        ("held, moved a little", [400] * 10 + [405, 410, 415], [HAND] * 13, False),
+    ],
+)
+def test_a_throw_is_recognised_from_a_hold_and_a_far_sighting(judge, case, xs, flags, thrown):
+    _track(judge, xs, flags)
+    assert judge._thrown_from_hold() is thrown, case
