@@ -17,6 +17,8 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from calibration.jsonfile import describe_validation_error
+
 DinosaurType = Literal["brontosaurus", "pterodactyl", "trex", "stegosaurus", "triceratops", "velociraptor"]
 DINOSAUR_TYPES: tuple[str, ...] = DinosaurType.__args__  # type: ignore[attr-defined]
 
@@ -284,8 +286,4 @@ def rig_from_dict(data: object, source: str = "rig") -> Rig:
     try:
         return Rig.model_validate(data)
     except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in issue['loc']) or '(top level)'}: {issue['msg']}"
-            for issue in error.errors()
-        )
-        raise RigError(f"{source}: {problems}") from None
+        raise RigError(f"{source}: {describe_validation_error(error)}") from None

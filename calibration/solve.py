@@ -16,17 +16,17 @@ projections of the rig's corners.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable
 from pathlib import Path
 from typing import Literal
 
 import cv2
 import numpy as np
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from calibration.camera import CameraModel
 from calibration.geometry import BoxPose
+from calibration.jsonfile import load_json_model
 from calibration.lens import LensCalibration
 from calibration.markers import detect_rig_markers
 from calibration.rig import Point2, Rig
@@ -97,20 +97,7 @@ class Calibration(BaseModel):
 
     @classmethod
     def load(cls, path: str | Path) -> Calibration:
-        path = Path(path)
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise CalibrationError(f"calibration not found: {path}") from None
-        except (OSError, json.JSONDecodeError) as error:
-            raise CalibrationError(f"cannot read calibration {path}: {error}") from None
-        try:
-            return cls.model_validate(data)
-        except ValidationError as error:
-            problems = "; ".join(
-                f"{'.'.join(str(p) for p in issue['loc'])}: {issue['msg']}" for issue in error.errors()
-            )
-            raise CalibrationError(f"{path}: {problems}") from None
+        return load_json_model(path, cls, CalibrationError, "calibration")
 
     # ------------------------------------------------------------ conveniences for the judge
     def table_to_pixels(self, points_mm: np.ndarray) -> np.ndarray:

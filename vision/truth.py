@@ -6,14 +6,14 @@ Unknown extra fields are ignored so that other sources may add their own.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from calibration.camera import CameraModel
 from calibration.geometry import BoxPose
+from calibration.jsonfile import load_json_model
 from calibration.rig import DinosaurType, Point2, Rig
 
 SCHEMA = "meteors-launch-truth/1"
@@ -89,17 +89,4 @@ def required_table_bounces(launch_mode: LaunchMode) -> int:
 
 def load_label(path: str | Path) -> LaunchTruth:
     """Read and validate a label; any problem is a `LabelError` naming file and field."""
-    path = Path(path)
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise LabelError(f"label not found: {path}") from None
-    except (OSError, json.JSONDecodeError) as error:
-        raise LabelError(f"cannot read label {path}: {error}") from None
-    try:
-        return LaunchTruth.model_validate(data)
-    except ValidationError as error:
-        problems = "; ".join(
-            f"{'.'.join(str(part) for part in issue['loc'])}: {issue['msg']}" for issue in error.errors()
-        )
-        raise LabelError(f"{path}: {problems}") from None
+    return load_json_model(path, LaunchTruth, LabelError, "label")
