@@ -21,7 +21,7 @@ import cv2
 import numpy as np
 
 from calibration.herd import herd_line_errors_mm, table_extent
-from calibration.solve import Calibration, CalibrationError, calibrate_frame
+from calibration.solve import Calibration, CalibrationError, calibrate_frame, still_scene
 from vision.truth import LaunchTruth, load_label
 
 
@@ -52,9 +52,7 @@ def still_frame(video: Path, count: int = 12) -> np.ndarray:
         capture.release()
     if not frames:
         raise CalibrationError(f"cannot read a frame from {video}")
-    first = frames[0].astype(np.int16)
-    still = [f for f in frames if float(np.mean(np.abs(f.astype(np.int16) - first))) < 4.0]
-    return np.median(np.stack(still), axis=0).astype(np.uint8) if len(still) >= 3 else frames[0]
+    return still_scene(frames)
 
 
 def figures_for(label: LaunchTruth, calibration: Calibration, clip: str) -> ClipFigures:

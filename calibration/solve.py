@@ -121,6 +121,13 @@ class Calibration(BaseModel):
 # ---------------------------------------------------------------------- the solver
 
 
+def still_scene(frames: list[np.ndarray]) -> np.ndarray:
+    """The median of the frames that agree with the first (a still scene): less noise for the markers."""
+    first = frames[0].astype(np.int16)
+    still = [f for f in frames if float(np.mean(np.abs(f.astype(np.int16) - first))) < 4.0]
+    return np.median(np.stack(still), axis=0).astype(np.uint8) if len(still) >= 3 else frames[0]
+
+
 def calibrate_frame(
     frame_bgr: np.ndarray,
     rig: Rig,

@@ -72,7 +72,6 @@ def _open_capture(source: str):
 def read_still_frame(source: str, start: int = 0, count: int = STILL_FRAMES):
     """(still frame, frames read): an image as it is; a video's or camera's first frames, median-combined."""
     import cv2
-    import numpy as np
 
     path = Path(source)
     if path.is_file() and path.suffix.lower() in {".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp"}:
@@ -97,11 +96,9 @@ def read_still_frame(source: str, start: int = 0, count: int = STILL_FRAMES):
         capture.release()
     if not frames:
         raise UserError(f"cannot read a frame from {source}")
-    # keep the frames that agree with the first (a still scene), median them
-    first = frames[0].astype(np.int16)
-    still = [f for f in frames if float(np.mean(np.abs(f.astype(np.int16) - first))) < 4.0]
-    frame = np.median(np.stack(still), axis=0).astype(np.uint8) if len(still) >= 3 else frames[0]
-    return frame, frames
+    from calibration.solve import still_scene
+
+    return still_scene(frames), frames
 
 
 def _read_frames(source: str, step: int, limit: int = 2000):
