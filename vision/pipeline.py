@@ -122,6 +122,7 @@ class LaunchJudge:
         self._calibration_tracker = None  # follows a bumped camera and hidden markers once calibrated
         self._unsafe_reason: str | None = None  # why calls are unsafe now (too few markers), if they are
         self._launch_unsafe: str | None = None  # the first unsafe reason seen during the launch in progress
+        self._lost_judged = False  # the last launch was judged while lost: it may be seen again in flight
         self._reset_track()
         self._last_frame = -1
         self._frame_size: tuple[int, int] | None = None
@@ -423,7 +424,11 @@ class LaunchJudge:
                 self._set_state("waiting", frame_index, events)
                 return
             free = len(self._flags) >= 3 and all(f in (SEEN, PARTIAL) for f in self._flags[-3:])
-            if free and self._launch_moved() and self._moving_fast(4):
+            # after a launch judged as lost, a meteor seen again in mid-flight is that same launch, not a
+            # new one: the next launch must start from a meteor held still
+            held_first = not self._lost_judged or self._thrown_from_hold()
+            if free and self._launch_moved() and self._moving_fast(4) and held_first:
+                self._lost_judged = False
                 self._set_state("in_flight", frame_index, events, "in flight")
                 events.append(JudgeEvent("release", frame_index, "meteor released (frame refined at the verdict)"))
             return
@@ -524,6 +529,7 @@ class LaunchJudge:
             self._rest_anchor = (float(tail[0]), float(tail[1]))
         events.append(JudgeEvent("verdict", frame_index, verdict.summary(), verdict))
         self._gone_frames = 0
+        self._lost_judged = lost
         if lost:
             self._reset_track()
             self._analysis = analysis if len(analysis.positions) == 0 else None

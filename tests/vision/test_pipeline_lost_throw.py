@@ -41,3 +41,15 @@ def _track(judge, xs, flags):
 def test_a_throw_is_recognised_from_a_hold_and_a_far_sighting(judge, case, xs, flags, thrown):
     _track(judge, xs, flags)
     assert judge._thrown_from_hold() is thrown, case
+
+
+@pytest.mark.parametrize(("lost_judged", "state"), [(False, "in_flight"), (True, "in_hand")])
+def test_after_a_lost_launch_a_meteor_seen_in_mid_flight_is_not_a_new_launch(judge, lost_judged, state):
+    xs = list(range(100, 100 + 30 * 13, 30))  # flying free from its first sighting: no hold
+    _track(judge, xs, [0] * len(xs))
+    judge._box = [min(xs), max(xs), 300.0, 300.0]
+    judge.tracker.start(float(xs[-1]), 300.0)  # still tracking it
+    judge.state = "in_hand"
+    judge._lost_judged = lost_judged
+    judge._advance_state(None, len(xs), None, [])
+    assert judge.state == state
