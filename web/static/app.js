@@ -5,6 +5,11 @@
 const CSRF = document.querySelector('meta[name="csrf-token"]').content;
 const PAGE = document.body.dataset.page;
 
+// bounce margins count bounces; the others are millimetres
+function marginText(name, value) {
+  return name === "bounces" ? `${Math.round(value)} bounce(s)` : `${value.toFixed(1)} mm`;
+}
+
 async function api(method, url, body) {
   const response = await fetch(url, {
     method,
@@ -79,7 +84,7 @@ function verdictCard(launch) {
       const table = el("table", { class: "margins" }, el("tr", {}, el("th", {}, "decision"), el("th", {}, "margin"), el("th", {}, "± (1σ)")));
       for (const [name, m] of margins) {
         table.append(el("tr", { class: Math.abs(m.margin_mm) < 2 * m.uncertainty_mm ? "close" : "" },
-          el("td", {}, name.replaceAll("_", " ")), el("td", {}, `${m.margin_mm.toFixed(1)} mm`), el("td", {}, `${m.uncertainty_mm.toFixed(1)} mm`)));
+          el("td", {}, name.replaceAll("_", " ")), el("td", {}, marginText(name, m.margin_mm)), el("td", {}, marginText(name, m.uncertainty_mm))));
       }
       card.append(table);
     }
