@@ -701,21 +701,8 @@ def segment_flight(
             continue
         if a.kind == CONTACT:  # rolls off an edge / lifts off: no impact
             continue
-        # arc to arc: where they meet. Table/floor/rim impacts at the surface height, else closest approach
-        grid = np.linspace(lo - dt, hi + dt, 41)
-        gap = np.linalg.norm(a.position(grid) - b.position(grid), axis=1)
-        tc = float(grid[int(np.argmin(gap))])
-        pos = 0.5 * (a.position(tc)[0] + b.position(tc)[0])
-        surface = box.surface(pos)
-        h = {"table": box.table, "box_floor": box.floor, "box_rim": box.rim}.get(surface)
-        if h is not None:
-            ta = _descending_root(a.params, h, lo - dt, hi + dt)
-            tb = _ascending_root(b.params, h, lo - dt, hi + dt)
-            if ta is not None and tb is not None:
-                tc = 0.5 * (ta + tb)
-                pos = 0.5 * (a.position(ta)[0] + b.position(tb)[0])
-        vz_before = float(a.velocity(tc)[2])
-        vz_after = float(b.velocity(tc)[2])
+        # arc to arc: where they meet (at the surface height for table/floor/rim impacts)
+        tc, pos, vz_before, vz_after = _meet(a, b, t, fps, box)
         raw.append((a, b, tc, pos, vz_before, vz_after, math.hypot(a.vz_sigma(), b.vz_sigma()), "arc"))
     for _a, _b, _tc, pos, vz_before, vz_after, sig, what in raw:
         if what == "arc" and box.surface(pos) == "table" and vz_before < -BOUNCE_MIN_MM_S and vz_after > 0:
