@@ -50,6 +50,12 @@ class LaunchTrack:
     frame_size: tuple[int, int]
     lost: bool = False
     ended_early: bool = False
+    # the launcher's hand (vision.hand): each pair's later frame, shift (px) and peak response, and the
+    # throw's image direction; empty when the hand was not measured
+    hand_frames: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+    hand_shifts: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    hand_responses: np.ndarray = field(default_factory=lambda: np.zeros(0))
+    hand_direction: np.ndarray | None = None
 
 
 @dataclass

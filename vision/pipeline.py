@@ -24,6 +24,7 @@ import numpy as np
 from calibration.rig import Rig
 from vision.analysis import LaunchTrack, judge_launch
 from vision.detector import Detection, MeteorDetector
+from vision.hand import HandWatch
 from vision.tracker import KalmanTracker
 from vision.verdict import Verdict
 
@@ -123,6 +124,7 @@ class LaunchJudge:
         self._unsafe_reason: str | None = None  # why calls are unsafe now (too few markers), if they are
         self._launch_unsafe: str | None = None  # the first unsafe reason seen during the launch in progress
         self._lost_judged = False  # the last launch was judged while lost: it may be seen again in flight
+        self._hand = HandWatch()
         self._reset_track()
         self._last_frame = -1
         self._frame_size: tuple[int, int] | None = None
@@ -269,6 +271,7 @@ class LaunchJudge:
         self._launch_start: int | None = None
         self._still_count = 0
         self._unseen = 0
+        self._hand.reset()
 
     def _set_state(self, state: State, frame_index: int, events: list[JudgeEvent], message: str = "") -> None:
         if state != self.state:
@@ -409,11 +412,13 @@ class LaunchJudge:
             if detection is not None and self.tracker.hits >= 3:
                 self._launch_start = self._frames[0] if self._frames else frame_index
                 self._refresh_box(frame_bgr, frame_index, events)
+                self._hand.begin(self.detector.full_background)
                 self._set_state("in_hand", frame_index, events, "meteor in hand")
             elif not self.tracker.active and self._frames:
                 self._reset_track()
             return
         if self.state == "in_hand":
+            self._hand.remember(frame_index, frame_bgr)
             if not self.tracker.active:
                 if self._thrown_from_hold():
                     # held still, then flung away and lost before it ever looked free of the hand:
@@ -429,10 +434,12 @@ class LaunchJudge:
             held_first = not self._lost_judged or self._thrown_from_hold()
             if free and self._launch_moved() and self._moving_fast(4) and held_first:
                 self._lost_judged = False
+                self._start_hand_watch()
                 self._set_state("in_flight", frame_index, events, "in flight")
                 events.append(JudgeEvent("release", frame_index, "meteor released (frame refined at the verdict)"))
             return
         if self.state == "in_flight":
+            self._hand.follow(frame_index, frame_bgr)
             unseen_limit = max(3, int(cfg.lost_seconds * self.fps))
             if self._unseen > unseen_limit or not self.tracker.active:
                 self._decide(frame_index, events, lost=True)
@@ -456,6 +463,20 @@ class LaunchJudge:
                 self._reset_track()
                 self.tracker.reset()
                 self._set_state("waiting", frame_index, events, "meteor gone")
+
+    def _start_hand_watch(self) -> None:
+        """The meteor flies: measure the hand over the buffered frames, from the oldest clear sighting."""
+        oldest = self._frames[-1] - self._hand.buffer_frames + 2
+        held = [i for i, f in enumerate(self._frames) if f >= oldest and self._flags[i] != COASTED]
+        if len(held) < 2:
+            return
+        first = held[0]
+        held_px = np.array(self._px[2 * first : 2 * first + 2])
+        now_px = np.array(self._px[-2:])
+        diameter = float(np.nanmedian([self._diam[i] for i in held[: max(1, len(held) // 2)]]))
+        if not np.isfinite(diameter):
+            return
+        self._hand.start(now_px - held_px, held_px, self._frames[first], diameter)
 
     def _thrown_from_hold(self) -> bool:
         """The track shows a throw: the meteor held still, then seen again beyond a launch's length away."""
@@ -508,6 +529,10 @@ class LaunchJudge:
             frame_size=self._frame_size or (1280, 720),
             lost=lost,
             ended_early=final,
+            hand_frames=np.asarray(self._hand.frames, dtype=np.int64),
+            hand_shifts=np.asarray(self._hand.shifts, dtype=np.float64).reshape(-1, 2),
+            hand_responses=np.asarray(self._hand.responses, dtype=np.float64),
+            hand_direction=self._hand.direction,
         )
         verdict, analysis = judge_launch(track, self.rig, self.calibration, self.config, frame_index)
         unsafe = self._launch_unsafe or self._unsafe_reason

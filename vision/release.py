@@ -48,6 +48,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
+from vision.hand import release_from_pairs
 from vision.kinks import pixel_segments
 
 G_MM_S2 = 9810.0
@@ -78,6 +79,7 @@ LANDING_SIGMA_MM = 3.0  # the first impact's height (the surface is flat; the me
 N_PARAMS = 10  # t0, t_r, P_h, a, size scale, impact time
 IMPACT_HORIZON_S = 1.0  # how far after the throw to look for the first impact
 KINK_PENALTY = 60.0  # chi² cost of a kink in the pixel track (as the judge's bounce finder)
+HAND_SIGMA_FRAMES = 0.35  # one sigma of the hand's release time (vision.hand; dev tracks: 80 % in the frame)
 
 
 class ReleaseCandidate(NamedTuple):
@@ -168,13 +170,14 @@ RELEASE_SPREAD_FRAMES = {  # group -> (late, early) frames
     "clean": (7, 2),
     "hidden": (4, 2),
     "push": (11, 3),
+    "hand": (2, 2),
 }
 # Position along the herd normal of the meteor at a window frame: one sigma `RELEASE_WINDOW_MM` at
 # the estimate and after it (the free flight is seen), growing per frame before it (the fitted push
 # bends back too slowly when its release is late). Needed at k = 2 on the tuning sets: clean 1 mm
 # per frame, hidden 4, push 8.8 (per sigma: 0.5, 2, 4.4); with margin:
 RELEASE_WINDOW_MM = 3.5
-RELEASE_GROWTH_MM_PER_FRAME = {"clean": 2.0, "hidden": 3.0, "push": 5.0}
+RELEASE_GROWTH_MM_PER_FRAME = {"clean": 2.0, "hidden": 3.0, "push": 5.0, "hand": 2.0}
 
 
 class ReleaseSpread(NamedTuple):
@@ -187,10 +190,12 @@ class ReleaseSpread(NamedTuple):
 def error_group(kinds, rms_px: float, free_frames: int) -> str:
     """The error-model group of a fit from its unreliability reasons and fit quality ("bad": unusable)."""
     kinds = set(kinds)
-    if kinds - {"hidden", "push_in_hold"} or not np.isfinite(rms_px):
+    if kinds - {"hidden", "push_in_hold", "hand"} or not np.isfinite(rms_px):
         return "bad"
     if rms_px > ERROR_MODEL_MAX_RMS_PX or free_frames < ERROR_MODEL_MIN_FREE:
         return "bad"
+    if "hand" in kinds:
+        return "hand"
     if "push_in_hold" in kinds:
         return "push"
     return "hidden" if "hidden" in kinds else "clean"
@@ -607,7 +612,11 @@ def estimate_release(
     holds = pr - vr * (TT.reshape(-1)[:, None] / 2)
     hold_err = np.hypot(*(proj.project(holds) - hold_px).T) / (sigma_px * HAND_FACTOR)
     dep_err = ((TR - TT).reshape(-1) - t_dep) * fps
-    best = int(np.argmin(hold_err**2 + dep_err**2))
+    hand = None
+    if getattr(track, "hand_direction", None) is not None:
+        hand = release_from_pairs(track.hand_frames, track.hand_shifts, track.hand_responses, track.hand_direction, e0)
+    hand_err = 0.0 if hand is None else (TR.reshape(-1) * fps - hand.t_release_frames) / HAND_SIGMA_FRAMES
+    best = int(np.argmin(hold_err**2 + dep_err**2 + hand_err**2))
     tr_init, T_init = float(TR.reshape(-1)[best]), float(TT.reshape(-1)[best])
     theta = np.concatenate([[tr_init - T_init, tr_init], p0, v0, [size_scale, 0.0]])
 
@@ -624,6 +633,10 @@ def estimate_release(
         # (a kink found a frame early would otherwise force the arc down too soon: allow one more)
         landing = (tmid[stop - 1], tmid[stop] + 1.0 / fps, float(impact_height_mm))
     data = _Data(times[sl], upx[sl], diam[sl], sig, size_w, e0 / fps, landing, t_ref)
+    if hand is not None:
+        # the hand tells the release time: the fit only places the flight and the push around it
+        theta[0] += hand.t_release_frames / fps - theta[1]
+        theta[1] = data.tr_fix = hand.t_release_frames / fps
     covered = np.zeros(stop - start, dtype=bool)
     for _round in range(3):
         theta, r, J, w, converged = _fit(theta, data, proj, size_scale, D)
@@ -661,42 +674,50 @@ def estimate_release(
     clean = (flags[sl] == 0) & ~covered
     rms = float(np.sqrt(np.mean(np.sum(pix_res[clean] ** 2, axis=1)))) if clean.any() else float("nan")
 
-    # -- the release time's likelihood: the fit's cost profiled over t_r (the push and the flight
-    # can trade a later release for a longer push, so the cost is often flat or lopsided) ----------
-    scale2 = max(1.0, chi2 / dof)
-    cost_min = chi2
-    offsets, costs = [0.0], [chi2]
-    for direction in (-1.0, 1.0):
-        warm = theta.copy()
-        for step in PROFILE_STEPS_FRAMES:
-            target = tr + direction * step / fps
-            if target <= warm[0] + 0.02 or target > tmid[min(stop - 1, first_clear + 2)] + 1.0 / fps:
-                break
-            trial = warm.copy()
-            trial[0] += target - trial[1]  # keep the push time
-            trial[1] = target
-            data.tr_fix = target
-            trial, r_p, _, w_p, _ = _fit(trial, data, proj, size_scale, D, iterations=PROFILE_ITERATIONS)
-            data.tr_fix = None
-            r_p = r_p[:-1]
-            w_p = w_p[:-1]
-            cost = float(np.sum((w_p * r_p) ** 2))
-            offsets.append(direction * step)
-            costs.append(cost)
-            warm = trial
-            if cost - cost_min > PROFILE_STOP_CHI2 * scale2:
-                break
-    order = np.argsort(offsets)
-    offsets_a, costs_a = np.asarray(offsets)[order], np.asarray(costs)[order]
-    fine = np.arange(offsets_a[0], offsets_a[-1] + 1e-9, 0.05)
-    like = np.exp(-(np.interp(fine, offsets_a, costs_a) - min(costs_a.min(), cost_min)) / (2 * scale2))
-    # model error: a real push is not exactly constant; blur by a small Gaussian
-    pad = np.arange(0.05, 4 * TIME_SIGMA_FLOOR_FRAMES + 0.05, 0.05)
-    fine = np.concatenate([fine[0] - pad[::-1], fine, fine[-1] + pad])
-    like = np.concatenate([np.zeros(len(pad)), like, np.zeros(len(pad))])
-    blur = np.exp(-0.5 * ((fine[:, None] - fine[None, :]) / TIME_SIGMA_FLOOR_FRAMES) ** 2)
-    like = blur @ like
-    like /= like.sum()
+    if hand is not None:
+        # the likelihood of the release time is the hand's: a Gaussian round its estimate
+        data.tr_fix = None
+        fine = np.arange(-4 * HAND_SIGMA_FRAMES, 4 * HAND_SIGMA_FRAMES + 1e-9, 0.05)
+        like = np.exp(-0.5 * (fine / HAND_SIGMA_FRAMES) ** 2)
+        like /= like.sum()
+        sigma_tr = HAND_SIGMA_FRAMES / fps
+    else:
+        # -- the release time's likelihood: the fit's cost profiled over t_r (the push and the flight
+        # can trade a later release for a longer push, so the cost is often flat or lopsided) ----------
+        scale2 = max(1.0, chi2 / dof)
+        cost_min = chi2
+        offsets, costs = [0.0], [chi2]
+        for direction in (-1.0, 1.0):
+            warm = theta.copy()
+            for step in PROFILE_STEPS_FRAMES:
+                target = tr + direction * step / fps
+                if target <= warm[0] + 0.02 or target > tmid[min(stop - 1, first_clear + 2)] + 1.0 / fps:
+                    break
+                trial = warm.copy()
+                trial[0] += target - trial[1]  # keep the push time
+                trial[1] = target
+                data.tr_fix = target
+                trial, r_p, _, w_p, _ = _fit(trial, data, proj, size_scale, D, iterations=PROFILE_ITERATIONS)
+                data.tr_fix = None
+                r_p = r_p[:-1]
+                w_p = w_p[:-1]
+                cost = float(np.sum((w_p * r_p) ** 2))
+                offsets.append(direction * step)
+                costs.append(cost)
+                warm = trial
+                if cost - cost_min > PROFILE_STOP_CHI2 * scale2:
+                    break
+        order = np.argsort(offsets)
+        offsets_a, costs_a = np.asarray(offsets)[order], np.asarray(costs)[order]
+        fine = np.arange(offsets_a[0], offsets_a[-1] + 1e-9, 0.05)
+        like = np.exp(-(np.interp(fine, offsets_a, costs_a) - min(costs_a.min(), cost_min)) / (2 * scale2))
+        # model error: a real push is not exactly constant; blur by a small Gaussian
+        pad = np.arange(0.05, 4 * TIME_SIGMA_FLOOR_FRAMES + 0.05, 0.05)
+        fine = np.concatenate([fine[0] - pad[::-1], fine, fine[-1] + pad])
+        like = np.concatenate([np.zeros(len(pad)), like, np.zeros(len(pad))])
+        blur = np.exp(-0.5 * ((fine[:, None] - fine[None, :]) / TIME_SIGMA_FLOOR_FRAMES) ** 2)
+        like = blur @ like
+        like /= like.sum()
     s_fine = tr * fps + fine  # release in frame units at the nominal exposure
     mean_s = float(np.sum(like * s_fine))
     sigma_frames = float(np.sqrt(np.sum(like * (s_fine - mean_s) ** 2)))
@@ -742,13 +763,15 @@ def estimate_release(
     if not (np.isfinite(rms) and rms < 3.0 * sigma_px * 2.5):
         reasons.append(f"poor fit (clear-sighting RMS {rms:.2f} px)")
         kinds.append("poor_fit")
-    if sigma_frames > MAX_SIGMA_FRAMES:
+    if hand is not None:
+        kinds.append("hand")  # not a failure: the release time came from the hand (see `error_group`)
+    if sigma_frames > MAX_SIGMA_FRAMES and hand is None:
         reasons.append(f"release time uncertain (±{sigma_frames:.1f} frames)")
         kinds.append("sigma")
-    if not (0.02 <= T <= 0.5) or not (frames[start] / fps - 0.1 <= tr <= frames[stop - 1] / fps):
+    if hand is None and (not (0.02 <= T <= 0.5) or not (frames[start] / fps - 0.1 <= tr <= frames[stop - 1] / fps)):
         reasons.append("implausible throw (push time or release outside the track)")
         kinds.append("implausible_throw")
-    if t0 < times[moving - 1] - 1.5 / fps:
+    if hand is None and t0 < times[moving - 1] - 1.5 / fps:
         reasons.append("the fitted push starts while the meteor is seen held still (not a push from rest)")
         kinds.append("push_in_hold")
     if p_r[2] < radius * 0.5 or p_r[2] > 2000:

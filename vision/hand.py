@@ -1,0 +1,239 @@
+"""When did the hand let go? The release time read from the launcher's hand, not the meteor.
+
+Around the release the fingers cover the meteor for several frames, so the meteor's own track
+says little about the moment it went free. The hand says more: it pushes the meteor steadily and,
+once it lets go, moves on its own way and slows down. Its motion is measured on the palm and wrist
+(a window behind the meteor, away from the opening fingers), frame pair by frame pair, and the
+release is the moment that motion stops being a steady push (`release_from_shifts`).
+
+A pair's shift is the phase correlation of the two frames' foreground (absolute difference from
+the background) in one window at the same place in both: the static table drops out, the hand
+remains. The window follows the hand by its own shifts. Its peak response (≈1 for a rigid shift)
+collapses when the window loses the hand; such a measurement is not used.
+
+The pipeline keeps references to the last frames while the meteor is in hand (`HandWatch`); when
+the meteor is seen flying, the throw's direction is known and the buffered frames are measured.
+The background is the one from before the hand came into view (the judge's own background model
+learns a hand held still within a second).
+"""
+
+from __future__ import annotations
+
+import math
+from collections import deque
+from typing import NamedTuple
+
+import cv2
+import numpy as np
+
+WINDOW_DIAMETERS = 3.0  # half the window's side, in apparent meteor diameters
+MIN_HALF_PX = 24
+PALM_BEHIND_DIAMETERS = 4.5  # the window's centre behind the meteor along the throw: palm and wrist
+BUFFER_FRAMES = 24  # frames kept while in hand: the push and the release happen in them
+FOLLOW_FRAMES = 8  # pairs measured after the meteor is seen flying (the hand slowing down)
+LOST_RESPONSE = 0.3  # a pair with a weaker peak is no measurement (blur changed the hand, or it was lost)
+MAX_DROPPED = 2  # more dropped pairs than this round the push and the release: no usable release time
+MAX_RMS_PX = 1.0  # hand shifts further than this from the fitted motion (or 6 % of the peak shift): unusable
+RMS_FRACTION = 0.06
+MOVING_FRACTION = 0.15  # the push starts with the first pair faster than this fraction of the peak
+PAIRS_AFTER_PEAK = 6
+MIN_PEAK_PX = 1.0
+
+
+class HandShift(NamedTuple):
+    dx_px: float
+    dy_px: float
+    response: float  # phase-correlation peak: ≈1 for a rigid shift, low when the hand changed shape
+
+
+def window_half_px(diameter_px: float) -> int:
+    """Half the side of the measuring window for a meteor of this apparent diameter."""
+    return int(max(MIN_HALF_PX, WINDOW_DIAMETERS * diameter_px))
+
+
+def foreground_window(
+    frame_bgr: np.ndarray, background_bgr: np.ndarray, x0: int, y0: int, half: int
+) -> np.ndarray | None:
+    """|frame − background| (summed over channels, float32) in the square at (x0, y0) of side 2·half."""
+    height, width = frame_bgr.shape[:2]
+    if x0 < 0 or y0 < 0 or x0 + 2 * half > width or y0 + 2 * half > height:
+        return None
+    patch = frame_bgr[y0 : y0 + 2 * half, x0 : x0 + 2 * half].astype(np.float32)
+    diff = cv2.absdiff(patch, background_bgr[y0 : y0 + 2 * half, x0 : x0 + 2 * half])
+    return cv2.transform(diff, np.ones((1, 3), np.float32))
+
+
+def hand_shift(
+    previous_bgr: np.ndarray, current_bgr: np.ndarray, background_bgr: np.ndarray, centre_px, half: int
+) -> HandShift | None:
+    """The image shift of the foreground in the square of half-side `half` at `centre_px`, frame to frame."""
+    x0 = int(round(float(centre_px[0]))) - half
+    y0 = int(round(float(centre_px[1]))) - half
+    before = foreground_window(previous_bgr, background_bgr, x0, y0, half)
+    after = foreground_window(current_bgr, background_bgr, x0, y0, half)
+    if before is None or after is None:
+        return None
+    window = cv2.createHanningWindow((2 * half, 2 * half), cv2.CV_32F)
+    (dx, dy), response = cv2.phaseCorrelate(before, after, window)
+    return HandShift(float(dx), float(dy), float(response))
+
+
+class HandRelease(NamedTuple):
+    t_release_frames: float  # release time in frame units (frame i's exposure starts at i), at exposure e
+    rms_px: float  # residual RMS of the hand's shifts about the fitted motion
+    pairs: int  # pairs used
+
+
+PROFILE_TAUS_FRAMES = np.geomspace(0.8, 12.0, 16)  # the hand's deceleration time constants tried
+PROFILE_STEP_FRAMES = 0.02
+SUBSAMPLES = 8
+
+
+def release_from_shifts(pair_frames: np.ndarray, shifts_px: np.ndarray, exposure_fraction: float) -> HandRelease | None:
+    """The release time from the hand's shifts per frame pair: where its motion stops being a push.
+
+    `shifts_px[j]` (2D) is the hand's shift from frame `pair_frames[j] − 1` to `pair_frames[j]`,
+    starting with the push. Model of the hand's image position: a steady push (quadratic in time)
+    until the release t_r; after it, the hand moves on with its own velocity (free: the fingers
+    open, the wrist turns) that dies away with a time constant τ. A frame shows the mean position
+    over its exposure [i, i + e]. For each (t_r, τ) on a grid the motion is linear in its six
+    coefficients (push velocity and acceleration, post-release velocity; 2D each): least squares;
+    the best t_r wins.
+    """
+    frames = np.asarray(pair_frames, dtype=np.float64)
+    shifts = np.asarray(shifts_px, dtype=np.float64).reshape(-1, 2)
+    n = len(frames)
+    if n < 5:
+        return None
+    sub = (np.arange(SUBSAMPLES) + 0.5) / SUBSAMPLES * exposure_fraction
+    t_after = frames[:, None] + sub[None, :]  # exposure samples of each pair's later frame
+    t_before = t_after - 1.0
+    grid = np.arange(frames[0] - 1.0, frames[-1] - 1.0, PROFILE_STEP_FRAMES)[:, None, None]  # G×1×1
+    best_cost, t_r = math.inf, math.nan
+    for tau in PROFILE_TAUS_FRAMES:
+        design = _design(t_after, grid, tau) - _design(t_before, grid, tau)  # G×n×3, the same for x and y
+        normal = np.einsum("gni,gnj->gij", design, design) + 1e-9 * np.eye(3)
+        coef = np.linalg.solve(normal, np.einsum("gni,nk->gik", design, shifts))  # G×3×2
+        residual = shifts[None] - np.einsum("gni,gik->gnk", design, coef)
+        cost = np.einsum("gnk,gnk->g", residual, residual)
+        g = int(np.argmin(cost))
+        if cost[g] < best_cost:
+            best_cost, t_r = float(cost[g]), float(grid[g, 0, 0])
+    if not math.isfinite(best_cost):
+        return None
+    return HandRelease(t_r, float(np.sqrt(best_cost / n)), n)
+
+
+def _design(t: np.ndarray, t_r: np.ndarray, tau: float) -> np.ndarray:
+    """Exposure means of the motion's three basis functions at sample times t (n×S), per release time."""
+    pushed = np.minimum(t[None], t_r)  # the push's clock stops at the release
+    free = np.clip(t[None] - t_r, 0.0, None)
+    return np.stack(
+        [pushed.mean(axis=2), (0.5 * pushed**2).mean(axis=2), (tau * -np.expm1(-free / tau)).mean(axis=2)], axis=2
+    )
+
+
+def release_from_pairs(
+    pair_frames: np.ndarray,
+    shifts_px: np.ndarray,
+    responses: np.ndarray,
+    direction: np.ndarray,
+    exposure_fraction: float,
+) -> HandRelease | None:
+    """The release time from a launch's measured hand pairs, or None when they cannot tell it.
+
+    Uses the pairs from just before the push starts to `PAIRS_AFTER_PEAK` after the fastest one;
+    a window that lost the hand (weak response) up to shortly after the peak, or a poor fit, gives
+    no answer rather than a wrong one.
+    """
+    frames = np.asarray(pair_frames, dtype=np.float64)
+    shifts = np.asarray(shifts_px, dtype=np.float64).reshape(-1, 2)
+    responses = np.asarray(responses, dtype=np.float64)
+    if len(frames) < 5:
+        return None
+    speeds = shifts @ np.asarray(direction, dtype=np.float64)
+    speeds = np.where(responses >= LOST_RESPONSE, speeds, -np.inf)
+    peak = int(np.argmax(speeds))
+    if speeds[peak] < MIN_PEAK_PX:
+        return None  # the hand never moved along the throw: nothing to read
+    moving = np.flatnonzero(speeds > MOVING_FRACTION * speeds[peak])
+    first = max(0, int(moving[0]) - 1)
+    stop = min(len(speeds), peak + PAIRS_AFTER_PEAK + 1)
+    kept = np.flatnonzero(responses[first:stop] >= LOST_RESPONSE) + first
+    if (stop - first) - len(kept) > MAX_DROPPED or np.sum(kept < peak) < 2 or np.sum(kept > peak) < 3:
+        return None
+    estimate = release_from_shifts(frames[kept], shifts[kept], exposure_fraction)
+    if estimate is None or estimate.rms_px > max(MAX_RMS_PX, RMS_FRACTION * speeds[peak]):
+        return None
+    return estimate
+
+
+class HandWatch:
+    """The pipeline's hand measurement for one launch: frames buffered in hand, pairs once it flies."""
+
+    def __init__(self, buffer_frames: int = BUFFER_FRAMES, follow_frames: int = FOLLOW_FRAMES) -> None:
+        self.buffer_frames = buffer_frames
+        self.follow_frames = follow_frames
+        self.reset()
+
+    def reset(self) -> None:
+        self._recent: deque[tuple[int, np.ndarray]] = deque(maxlen=self.buffer_frames)
+        self._background: np.ndarray | None = None
+        self._previous: tuple[int, np.ndarray] | None = None
+        self._centre: np.ndarray | None = None
+        self._half = 0
+        self._left = 0
+        self.direction: np.ndarray | None = None
+        self.frames: list[int] = []
+        self.shifts: list[tuple[float, float]] = []
+        self.responses: list[float] = []
+
+    @property
+    def started(self) -> bool:
+        return self.direction is not None
+
+    def begin(self, background: np.ndarray | None) -> None:
+        """A meteor is in hand: keep (a copy of) the background of the table without the hand."""
+        self.reset()
+        self._background = None if background is None else background.copy()
+
+    def remember(self, frame_index: int, frame_bgr: np.ndarray) -> None:
+        """Keep a reference to a frame while the meteor is in hand (no copy: frames are not reused)."""
+        self._recent.append((frame_index, frame_bgr))
+
+    def start(self, direction, held_px, held_frame: int, diameter_px: float) -> None:
+        """The meteor flies along `direction`: measure the buffered frames from the held sighting on."""
+        norm = float(np.hypot(*direction))
+        if norm == 0 or not np.isfinite(norm) or self._background is None:
+            return
+        self.direction = np.asarray(direction, dtype=np.float64) / norm
+        self._half = window_half_px(diameter_px)
+        self._centre = np.asarray(held_px, dtype=np.float64) - self.direction * PALM_BEHIND_DIAMETERS * diameter_px
+        self._left = self.follow_frames
+        self._previous = None
+        self._last_shift = (0.0, 0.0)
+        for frame_index, frame in self._recent:
+            if frame_index >= held_frame:
+                self._measure(frame_index, frame)
+        self._recent.clear()
+
+    def follow(self, frame_index: int, frame_bgr: np.ndarray) -> None:
+        """One more pair after the start (the hand slowing down), until `follow_frames` are done."""
+        if self.started and self._left > 0:
+            self._left -= 1
+            self._measure(frame_index, frame_bgr)
+
+    def _measure(self, frame_index: int, frame_bgr: np.ndarray) -> None:
+        previous, self._previous = self._previous, (frame_index, frame_bgr)
+        if previous is None or previous[0] != frame_index - 1 or self._centre is None:
+            return
+        shift = hand_shift(previous[1], frame_bgr, self._background, self._centre, self._half)
+        if shift is None:
+            self._centre = None  # the window reached the picture's edge
+            return
+        if shift.response >= LOST_RESPONSE:
+            self._last_shift = (shift.dx_px, shift.dy_px)
+        self._centre = self._centre + self._last_shift  # a lost pair: the hand moved on as before
+        self.frames.append(frame_index)
+        self.shifts.append((shift.dx_px, shift.dy_px))
+        self.responses.append(shift.response)
