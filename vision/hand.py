@@ -183,6 +183,7 @@ class HandWatch:
         self._centre: np.ndarray | None = None
         self._half = 0
         self._left = 0
+        self._last_shift = (0.0, 0.0)  # the last trusted shift: a lost pair moves the window by it
         self.direction: np.ndarray | None = None
         self.frames: list[int] = []
         self.shifts: list[tuple[float, float]] = []
@@ -211,7 +212,6 @@ class HandWatch:
         self._centre = np.asarray(held_px, dtype=np.float64) - self.direction * PALM_BEHIND_DIAMETERS * diameter_px
         self._left = self.follow_frames
         self._previous = None
-        self._last_shift = (0.0, 0.0)
         for frame_index, frame in self._recent:
             if frame_index >= held_frame:
                 self._measure(frame_index, frame)

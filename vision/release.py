@@ -676,7 +676,6 @@ def estimate_release(
 
     if hand is not None:
         # the likelihood of the release time is the hand's: a Gaussian round its estimate
-        data.tr_fix = None
         fine = np.arange(-4 * HAND_SIGMA_FRAMES, 4 * HAND_SIGMA_FRAMES + 1e-9, 0.05)
         like = np.exp(-0.5 * (fine / HAND_SIGMA_FRAMES) ** 2)
         like /= like.sum()

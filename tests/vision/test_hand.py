@@ -13,6 +13,7 @@ import pytest
 import vision.pipeline as pipeline_module
 from vision.analysis import LaunchTrack
 from vision.hand import hand_shift, release_from_pairs, release_from_shifts
+from vision.release import default_exposure_range
 from vision.runner import run_judge
 from vision.truth import load_label
 from vision.video import read_frames
@@ -119,7 +120,7 @@ def _hand_release_frames(clip: str, monkeypatch: pytest.MonkeyPatch) -> tuple[in
     track = tracks[0]
     if track.hand_direction is None:
         return truth.release.frame, None
-    exposure = 0.7 if truth.fps >= 50 else 0.825
+    exposure = float(np.mean(default_exposure_range(truth.fps)))  # the nominal one, as the judge uses
     estimate = release_from_pairs(
         track.hand_frames, track.hand_shifts, track.hand_responses, track.hand_direction, exposure
     )
