@@ -184,6 +184,15 @@ def possible_places(rig: Rig, pose, xy: np.ndarray, on_rim: bool, spread_mm: flo
     return places
 
 
+def _bracketed_guess(fit_frame: int | None, frames: np.ndarray, throw_start: int, free_start: int) -> int:
+    """The sighting to report when the release fit is untrusted: the fit's frame when it lies between
+    the throw's start and the first hand-free sighting (the release is known to be there), else that
+    first hand-free sighting. The meteor fit's frame is right far more often than the bracket's end."""
+    if fit_frame is None or not frames[throw_start] <= fit_frame <= frames[free_start]:
+        return free_start
+    return int(np.searchsorted(frames, fit_frame, side="right")) - 1
+
+
 def _ground(camera, pixel: np.ndarray, z: float) -> np.ndarray:
     return camera.pixel_to_plane(np.asarray(pixel, dtype=np.float64).reshape(1, 2), z)[0, :2]
 
@@ -378,14 +387,16 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             frame=c.frame, table_mm=c.table_mm, height_mm=float(c.height_mm - radius), herd_line_signed_mm=best_signed
         )
     else:
-        xy = _ground(camera, px[free_start], z_free)
+        guess = _bracketed_guess(est.frame, frames, throw_start, free_start)
+        xy = _ground(camera, px[guess], z_free)
+        guess_signed = None if herd is None else max(float(signed(xy)[0]), late)
         release = JudgedRelease(
-            frame=int(frames[free_start]),
+            frame=int(frames[guess]),
             table_mm=(float(xy[0]), float(xy[1])),
             height_mm=float(z_free - radius),
-            herd_line_signed_mm=None if herd is None else late,
+            herd_line_signed_mm=guess_signed,
         )
-        best_signed = None if herd is None else late
+        best_signed = guess_signed
     herd_ok = (best_signed is None or best_signed >= 0) if len(herd_set) > 1 else next(iter(herd_set))
     analysis.release_index = release_index
 

@@ -7,7 +7,7 @@ import pytest
 
 from calibration.geometry import BoxPose
 from calibration.rig import Rig
-from vision.analysis import possible_rulings, ruling_of
+from vision.analysis import _bracketed_guess, possible_rulings, ruling_of
 from vision.landing import herd_line_signed, herd_normal
 
 TRI = ("triceratops", "dinosaur", "triceratops")
@@ -68,3 +68,21 @@ def test_herd_sign_follows_where_the_meteor_comes_from():
     assert herd_normal(RIG, POSE, line, towards_plus_x) @ towards_plus_x < 0
     many = herd_line_signed(RIG, POSE, np.array([[250.0, 0.0], [320.0, 5.0]]), line, towards_plus_x)
     assert np.allclose(many, [50.0, -20.0])
+
+
+FRAMES = np.array([10, 11, 12, 14, 15, 16, 18])  # sighted frames (13 and 17 hidden)
+# (rule, the fit's frame, throw-start index, first hand-free index, reported sighting's index)
+GUESSES = [
+    ("no fit: the first hand-free sighting", None, 1, 5, 5),
+    ("fit inside the bracket: its sighting", 14, 1, 5, 3),
+    ("fit on a hidden frame: the sighting before it", 13, 1, 5, 2),
+    ("fit before the throw started: the bracket's end", 10, 1, 5, 5),
+    ("fit after the first hand-free sighting: the bracket's end", 18, 1, 5, 5),
+]
+
+
+@pytest.mark.parametrize(("rule", "fit_frame", "throw_start", "free_start", "expected"), GUESSES)
+def test_untrusted_release_reports_the_fit_frame_only_inside_the_bracket(
+    rule, fit_frame, throw_start, free_start, expected
+):
+    assert _bracketed_guess(fit_frame, FRAMES, throw_start, free_start) == expected, rule
