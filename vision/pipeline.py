@@ -439,6 +439,10 @@ class LaunchJudge:
                 events.append(JudgeEvent("release", frame_index, "meteor released (frame refined at the verdict)"))
             return
         if self.state == "in_flight":
+            hold_frames = max(3, int(round(0.1 * self.fps)))
+            if self._held_in_hand(hold_frames) and self._carried_into_view():
+                self._hold_again(frame_index, hold_frames, events)
+                return
             self._hand.follow(frame_index, frame_bgr)
             unseen_limit = max(3, int(cfg.lost_seconds * self.fps))
             if self._unseen > unseen_limit or not self.tracker.active:
@@ -478,15 +482,47 @@ class LaunchJudge:
             return
         self._hand.start(now_px - held_px, held_px, self._frames[first], diameter)
 
+    def _grip_tolerance_px(self) -> float:
+        """How far a held meteor wanders: a hand's grip jitters more than a meteor lying still (40 % of
+        the meteor's size on the table)."""
+        still_px = self.config.rest_speed_mm_s * self.config.rest_seconds * self._px_per_mm
+        return max(1.5, still_px, 0.4 * self.rig.meteor.diameter_mm * self._px_per_mm)
+
+    def _held_in_hand(self, hold_frames: int) -> bool:
+        """Each of the last `hold_frames` sightings touches a hand, and the meteor stays put in its grip."""
+        if len(self._flags) < hold_frames or any(f != HAND for f in self._flags[-hold_frames:]):
+            return False
+        xs, ys = self._px[-2 * hold_frames :: 2], self._px[-2 * hold_frames + 1 :: 2]
+        return max(xs) - min(xs) <= self._grip_tolerance_px() and max(ys) - min(ys) <= self._grip_tolerance_px()
+
+    def _carried_into_view(self) -> bool:
+        """The meteor came into the picture over its edge, moving, and was never seen thrown from a
+        hold: the launcher carried it in (a launch needs a release in view, from behind the herd line)."""
+        if not self._frames or self._frame_size is None:
+            return False
+        width, height = self._frame_size
+        x, y = self._px[0], self._px[1]
+        margin = 2.0 * self.rig.meteor.diameter_mm * self._px_per_mm
+        at_edge = x < margin or y < margin or x > width - margin or y > height - margin
+        return at_edge and not self._thrown_from_hold()
+
+    def _hold_again(self, frame_index: int, hold_frames: int, events: list[JudgeEvent]) -> None:
+        """Back to `in_hand`: the launch starts from this hold (the carry into view is dropped)."""
+        del self._frames[:-hold_frames], self._diam[:-hold_frames], self._flags[:-hold_frames]
+        del self._px[: -2 * hold_frames]
+        xs, ys = self._px[0::2], self._px[1::2]
+        self._box = [min(xs), max(xs), min(ys), max(ys)]
+        self._launch_start = self._frames[0]
+        self._hand.begin(self.detector.full_background)
+        self._set_state("in_hand", frame_index, events, "meteor carried into view and put down: waiting for the throw")
+
     def _thrown_from_hold(self) -> bool:
         """The track shows a throw: the meteor held still, then seen again beyond a launch's length away."""
         hold_frames = max(3, int(round(0.1 * self.fps)))
         n = len(self._frames)
         xs, ys = self._px[0::2], self._px[1::2]
         seen = [i for i in range(n) if self._flags[i] != COASTED]
-        # a hand's grip jitters more than a meteor lying still: allow 40 % of the meteor's size on the table
-        still_px = self.config.rest_speed_mm_s * self.config.rest_seconds * self._px_per_mm
-        tolerance = max(1.5, still_px, 0.4 * self.rig.meteor.diameter_mm * self._px_per_mm)
+        tolerance = self._grip_tolerance_px()
         reach = self.config.min_launch_px
         for k in range(len(seen) - hold_frames):
             anchor = seen[k]

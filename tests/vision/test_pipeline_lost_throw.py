@@ -53,3 +53,30 @@ def test_after_a_lost_launch_a_meteor_seen_in_mid_flight_is_not_a_new_launch(jud
     judge._lost_judged = lost_judged
     judge._advance_state(None, len(xs), None, [])
     assert judge.state == state
+
+
+CARRY_IN = list(range(5, 365, 30)) + [365] * 8  # from the picture's left edge into a grip, then held still
+
+
+@pytest.mark.parametrize(
+    ("case", "xs", "flags", "state"),
+    [
+        ("carried in over the edge, now held in a hand: not a launch", CARRY_IN, [0] * 12 + [HAND] * 8, "in_hand"),
+        ("carried in, still moving in the hand", list(range(5, 605, 30)), [HAND] * 20, "in_flight"),
+        ("first seen inside the picture, now held: judged as before", [x + 300 for x in CARRY_IN],
+         [0] * 12 + [HAND] * 8, "in_flight"),
+        ("thrown from a hold at the edge, then held: judged as before", [30] * 8 + CARRY_IN[3:],
+         [HAND] * 8 + [0] * 9 + [HAND] * 8, "in_flight"),
+    ],
+)
+def test_a_meteor_carried_into_view_and_held_is_not_a_launch(judge, case, xs, flags, state):
+    _track(judge, xs, flags)
+    judge._box = [min(xs), max(xs), 300.0, 300.0]
+    judge.tracker.start(float(xs[-1]), 300.0)
+    judge.state = "in_flight"
+    events = []
+    judge._advance_state(None, len(xs), None, events)
+    assert judge.state == state, case
+    if state == "in_hand":  # the launch now starts from the hold
+        assert judge._frames == list(range(len(xs) - 6, len(xs)))
+        assert any("carried into view" in e.message for e in events)
