@@ -20,6 +20,8 @@ with the track's pixel centroids (reprojection residuals; σ ≈ 0.4 px on clear
 sightings touching the hand, 8× on those whose apparent size has shrunk well below the track's
 typical size at that range: fingers still covering the freed meteor) and, weakly, with the apparent
 sizes (a log-size residual, with the detector's size scale a fitted nuisance near `size_scale`).
+A one-sided penalty keeps the centre at least a radius above the table: blurred or covered
+sightings read small, and sizes alone would sink a low throw into the table.
 
 Exposure: frame i is exposed over [i/fps, (i + e)/fps] and its centroid is the mean position over
 that interval (the model is averaged over sub-samples of the exposure). The exposure fraction e is
@@ -76,6 +78,7 @@ PROFILE_ITERATIONS = 4
 MAX_SIGMA_FRAMES = 1.5  # a release time less sure than this is marked unreliable
 PROFILE_STOP_CHI2 = 16.0  # stop profiling once the cost has risen this much (scaled)
 LANDING_SIGMA_MM = 3.0  # the first impact's height (the surface is flat; the meteor rests on it)
+FLOOR_SIGMA_MM = 2.0  # a fitted centre below one radius is inside the table: penalised this steeply
 N_PARAMS = 10  # t0, t_r, P_h, a, size scale, impact time
 IMPACT_HORIZON_S = 1.0  # how far after the throw to look for the first impact
 KINK_PENALTY = 60.0  # chi² cost of a kink in the pixel track (as the judge's bounce finder)
@@ -343,22 +346,25 @@ def _residuals(theta, data: _Data, proj: _Projector, size_prior: float, D: float
     r_fix = np.zeros(1)
     if data.tr_fix is not None:
         r_fix[0] = (theta[1] - data.tr_fix) / 1e-5
-    r = np.concatenate([r_pix, r_size, r_prior, r_land, r_fix])
+    below = pm[:, 2] < D / 2  # the centre below a radius: the meteor would be inside the table
+    r_floor = np.where(below, (pm[:, 2] - D / 2) / FLOOR_SIGMA_MM, 0.0)
+    r = np.concatenate([r_pix, r_size, r_prior, r_land, r_floor, r_fix])
     if not with_jacobian:
         return r
     J = np.zeros((len(r), N_PARAMS))
     if data.landing is not None:
         eps = 1e-6
         vz = (_positions(theta[:8], np.array([t_imp + eps]), data.t_ref)[0, 2] - p_imp[0, 2]) / eps
-        J[-3, :8] = dp_imp[0, 2, :] / LANDING_SIGMA_MM
-        J[-3, 9] = vz * (t_b - t_a) * 0.5 * (1 - math.tanh(theta[9]) ** 2) / LANDING_SIGMA_MM
+        J[3 * n + 1, :8] = dp_imp[0, 2, :] / LANDING_SIGMA_MM
+        J[3 * n + 1, 9] = vz * (t_b - t_a) * 0.5 * (1 - math.tanh(theta[9]) ** 2) / LANDING_SIGMA_MM
     J[: 2 * n, :8] = (dpix / data.sigma[:, None, None]).reshape(2 * n, 8)
     dpm = dp.reshape(n, SUBSAMPLES, 3, 8).mean(axis=1)
     dlog_dx = offset / (dist * dist)[:, None]  # d(−log pred)/dX = +offset/dist²
     J[2 * n : 3 * n, :8] = np.einsum("nj,njk->nk", dlog_dx, dpm) * data.size_w[:, None]
     J[2 * n : 3 * n, 8] = -data.size_w / k_scale
     J[3 * n, 8] = 1.0 / SIZE_SCALE_SIGMA
-    J[-2, 9] = 0.5
+    J[3 * n + 2, 9] = 0.5
+    J[3 * n + 3 : 4 * n + 3, :8] = np.where(below[:, None], dpm[:, 2, :] / FLOOR_SIGMA_MM, 0.0)
     if data.tr_fix is not None:
         J[-1, 1] = 1e5
     return r, J
@@ -664,7 +670,7 @@ def estimate_release(
     n_pix = 2 * len(data.times)
     Jw = J * w[:, None]
     chi2 = float(np.sum((w * r) ** 2))
-    dof = max(1, len(r) - N_PARAMS)
+    dof = max(1, len(r) - len(data.times) - N_PARAMS)  # the floor rows are a bound, not data
     try:
         cov = np.linalg.inv(Jw.T @ Jw) * max(1.0, chi2 / dof)
         sigma_tr = float(np.sqrt(max(cov[1, 1], 0.0)))

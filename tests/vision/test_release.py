@@ -46,6 +46,7 @@ def _synthetic_track(
     fingers=3,
     hold_frames=30,
     start_after_release=None,
+    size_bias=1.0,
 ):
     """A track of the model itself: held, pushed from rest, released, flying until it bounces."""
     rng = np.random.default_rng(seed)
@@ -78,7 +79,8 @@ def _synthetic_track(
         ts = (i + e * (np.arange(32) + 0.5) / 32) / fps
         points = np.array([position(t) for t in ts])
         uv = camera.project(points).mean(axis=0) + rng.normal(0, noise, 2)
-        size = camera.apparent_diameter_px(points.mean(axis=0)[None], D)[0] * 0.93 * (1 + rng.normal(0, 0.03))
+        size = camera.apparent_diameter_px(points.mean(axis=0)[None], D)[0] * 0.93 * size_bias
+        size *= 1 + rng.normal(0, 0.03)
         flag = 3 if i < release_frame else 0
         if release_frame <= i < release_frame + fingers:  # fingers still over the freed meteor
             flag, size, uv = 3, size * 0.6, uv + rng.normal(0, 1.5, 2)
@@ -105,6 +107,16 @@ def test_fit_recovers_the_release(seed, t_r, e):
     assert np.allclose(est.flight_position(est.t_release_s)[0], est.p_r)
     # the shrunken finger frames were recognised
     assert len(est.covered_indices) >= 2
+
+
+@pytest.mark.parametrize("seed", [0, 1])
+def test_the_fitted_meteor_never_sinks_into_the_table(seed):
+    # a low throw whose apparent sizes all read 20 % small (blur, fingers): sizes alone would put the
+    # hold and the push far below the table top
+    track, camera, _ = _synthetic_track(seed=seed, release=(0.0, 20.0, 30.0), v=(2200.0, 150.0, 300.0), size_bias=0.8)
+    est = estimate_release(track, camera, D, exposure_range=(0.7, 0.7))
+    times = (track.frames[est.fit_start_index : est.fit_stop_index] + 0.35) / track.fps
+    assert est.model_position(times)[:, 2].min() > D / 2 - 3.0
 
 
 @pytest.mark.parametrize("seed", [3, 4])
