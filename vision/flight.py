@@ -18,13 +18,16 @@ millimetres high and shorter than two frames: they are below what pixels resolve
 lands into a roll the hops that must follow (restitution learned from this launch's resolved
 bounces) are added as *inferred* impacts. An impact whose approach speed is near the label's
 0.15 m/s, whose evidence is weak, or that falls within a frame of the box entry is `doubtful`;
-`count_min`/`count_max` bound the table-bounce count over the doubtful ones.
+`count_min`/`count_max` bound the table-bounce count over the doubtful ones. The count itself
+leaves out the kinks whose evidence is weak: on 300 dev clips only 5 of 31 such table "bounces"
+were real, against about a third of the other doubtful ones.
 """
 
 from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -778,33 +781,43 @@ def segment_flight(
             entered_time = float(times_all[inside[0]])
 
     # -- the count and its bounds
+    for imp in impacts:
+        imp.before_box = entered_frame is None or imp.frame < entered_frame
+    count, count_min, count_max, doubts = count_table_bounces(impacts, entered_frame)
+    return FlightAnalysis(stretches, impacts, times_all, positions, entered_frame, entered_time, count,
+                          count_min, count_max, e_table, rest_index, sigma_px, size_scale, doubts)
+
+
+class TableCount(NamedTuple):
+    count: int  # the best count of table bounces before the box
+    count_min: int  # ... and its bounds over the doubtful impacts
+    count_max: int
+    doubts: list[str]  # each doubtful impact's frame and reasons
+
+
+def count_table_bounces(impacts: list[FlightImpact], entered_frame: int | None) -> TableCount:
+    """The table bounces before the box entry (impacts' `before_box` set), with bounds over the doubtful.
+
+    A table bounce within a frame of the entry becomes doubtful (which side it falls is sub-frame
+    timing). The best count leaves out bounces whose evidence is weak (see the module docstring).
+    """
     doubts: list[str] = []
     count = count_min = count_max = 0
     for imp in impacts:
-        imp.before_box = entered_frame is None or imp.frame < entered_frame
-        if imp.surface != "table" and not (imp.surface == "box_wall" and box.sd(np.array(imp.table_mm))[0] < 0):
-            continue
         if imp.surface != "table":
             continue
-        # a table bounce right at the entry: which side of it the frame falls is sub-frame timing
         at_entry = entered_frame is not None and abs(imp.frame - entered_frame) <= 1 and imp.bounce
         before = imp.before_box
         if at_entry:
             imp.doubtful = True
             imp.reasons.append("within a frame of the box entry")
-        if imp.bounce and before:
+        if imp.bounce and before and not any(r.startswith("weak evidence") for r in imp.reasons):
             count += 1
         if imp.doubtful or at_entry:
             could_count = (imp.bounce or "approach speed near 0.15 m/s" in imp.reasons) and (before or at_entry)
-            could_not = not imp.bounce or not before or at_entry or imp.doubtful
-            if imp.bounce and before:
-                count_min += 0 if could_not else 1
-                count_max += 1
-            elif could_count:
-                count_max += 1
+            count_max += int(could_count)
             doubts.append(f"frame {imp.frame}: " + "; ".join(imp.reasons))
         elif imp.bounce and before:
             count_min += 1
             count_max += 1
-    return FlightAnalysis(stretches, impacts, times_all, positions, entered_frame, entered_time, count,
-                          count_min, count_max, e_table, rest_index, sigma_px, size_scale, doubts)
+    return TableCount(count, count_min, count_max, doubts)

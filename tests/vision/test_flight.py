@@ -13,7 +13,7 @@ from calibration.camera import CameraModel
 from calibration.geometry import BoxPose
 from footage.physics import Material, World, simulate
 from vision.analysis import LaunchTrack
-from vision.flight import CONTACT, segment_flight
+from vision.flight import CONTACT, FlightImpact, count_table_bounces, segment_flight
 from vision.truth import load_label
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
@@ -157,3 +157,30 @@ def test_the_judges_own_track_of_clip_000(monkeypatch):
     assert flight.bounces_before_box == label.bounces_before_box
     assert flight.count_min <= label.bounces_before_box <= flight.count_max
     assert abs(flight.entered_box_frame - label.entered_box_frame) <= 2
+
+
+def _impact(frame, surface="table", bounce=True, reasons=(), before_box=True):
+    return FlightImpact(frame / FPS, frame, np.zeros(3), (0.0, 0.0), surface, -1.0, 0.6, 0.05, 100.0, bounce,
+                        doubtful=bool(reasons), before_box=before_box, reasons=list(reasons))
+
+
+WEAK = "weak evidence (χ² 9)"
+NEAR = "approach speed near 0.15 m/s"
+# (rule, impacts, box entry frame, (count, count_min, count_max))
+COUNTS = [
+    ("two sure table bounces before the box", [_impact(50), _impact(60)], 70, (2, 2, 2)),
+    ("box impacts do not count", [_impact(50), _impact(75, "box_floor")], 70, (1, 1, 1)),
+    ("a bounce after the entry does not count", [_impact(50), _impact(80, before_box=False)], 70, (1, 1, 1)),
+    ("a weak-evidence kink: out of the count, inside the bounds", [_impact(50), _impact(58, reasons=[WEAK])], 70,
+     (1, 1, 2)),
+    ("a doubtful approach speed: counted, inside the bounds", [_impact(50), _impact(58, reasons=[NEAR])], 70,
+     (2, 1, 2)),
+    ("a bounce within a frame of the entry: counted, either side", [_impact(50), _impact(69)], 70, (2, 1, 2)),
+]
+
+
+@pytest.mark.parametrize(("rule", "impacts", "entered", "expected"), COUNTS, ids=[row[0] for row in COUNTS])
+def test_table_bounce_count_and_its_bounds(rule, impacts, entered, expected):
+    count = count_table_bounces(impacts, entered)
+    assert (count.count, count.count_min, count.count_max) == expected, rule
+    assert len(count.doubts) == sum(1 for i in impacts if i.doubtful and i.surface == "table"), rule
