@@ -86,6 +86,8 @@ class HandRelease(NamedTuple):
 
 PROFILE_TAUS_FRAMES = np.geomspace(0.8, 12.0, 16)  # the hand's deceleration time constants tried
 PROFILE_STEP_FRAMES = 0.02
+COARSE_STEP_FRAMES = 0.1  # the first pass's release-time step
+COARSE_KEPT = 4  # the first pass's best release times refined (the cost may have several dips)
 SUBSAMPLES = 8
 
 
@@ -108,20 +110,30 @@ def release_from_shifts(pair_frames: np.ndarray, shifts_px: np.ndarray, exposure
     sub = (np.arange(SUBSAMPLES) + 0.5) / SUBSAMPLES * exposure_fraction
     t_after = frames[:, None] + sub[None, :]  # exposure samples of each pair's later frame
     t_before = t_after - 1.0
-    grid = np.arange(frames[0] - 1.0, frames[-1] - 1.0, PROFILE_STEP_FRAMES)[:, None, None]  # G×1×1
-    best_cost, t_r = math.inf, math.nan
+    # coarse to fine: the cost is smooth in t_r at the scale of the exposure's sub-samples
+    coarse = np.arange(frames[0] - 1.0, frames[-1] - 1.0, COARSE_STEP_FRAMES)
+    lowest = coarse[np.argsort(_profile(coarse, t_after, t_before, shifts))[:COARSE_KEPT]]
+    around = np.arange(-COARSE_STEP_FRAMES, COARSE_STEP_FRAMES + 1e-9, PROFILE_STEP_FRAMES)
+    fine = np.unique(np.round((lowest[:, None] + around[None, :]).ravel(), 6))
+    costs = _profile(fine, t_after, t_before, shifts)
+    best = int(np.argmin(costs))
+    best_cost, t_r = float(costs[best]), float(fine[best])
+    if not math.isfinite(best_cost):
+        return None
+    return HandRelease(t_r, float(np.sqrt(best_cost / n)), n)
+
+
+def _profile(release_times: np.ndarray, t_after: np.ndarray, t_before: np.ndarray, shifts: np.ndarray) -> np.ndarray:
+    """For each release time, the least-squares cost of the motion model at its best τ."""
+    grid = release_times[:, None, None]  # G×1×1
+    best = np.full(len(release_times), np.inf)
     for tau in PROFILE_TAUS_FRAMES:
         design = _design(t_after, grid, tau) - _design(t_before, grid, tau)  # G×n×3, the same for x and y
         normal = np.einsum("gni,gnj->gij", design, design) + 1e-9 * np.eye(3)
         coef = np.linalg.solve(normal, np.einsum("gni,nk->gik", design, shifts))  # G×3×2
         residual = shifts[None] - np.einsum("gni,gik->gnk", design, coef)
-        cost = np.einsum("gnk,gnk->g", residual, residual)
-        g = int(np.argmin(cost))
-        if cost[g] < best_cost:
-            best_cost, t_r = float(cost[g]), float(grid[g, 0, 0])
-    if not math.isfinite(best_cost):
-        return None
-    return HandRelease(t_r, float(np.sqrt(best_cost / n)), n)
+        np.minimum(best, np.einsum("gnk,gnk->g", residual, residual), out=best)
+    return best
 
 
 def _design(t: np.ndarray, t_r: np.ndarray, tau: float) -> np.ndarray:
