@@ -33,8 +33,8 @@ import numpy as np
 
 from calibration.geometry import BoxPose
 from calibration.rig import Rig
+from vision.release import G_MM_S2
 
-G_MM_S2 = 9810.0
 BOUNCE_MIN_MM_S = 150.0  # a bounce: approach faster than this (meteors-launch-truth/1)
 RESTING_MM_S = 40.0  # slower contacts do not rebound (a rolling landing)
 EXPOSURE_HALF_FRAMES = 0.35  # mid-exposure of frame i at (i + this)/fps
