@@ -13,7 +13,14 @@ from calibration.camera import CameraModel
 from calibration.geometry import BoxPose
 from footage.physics import Material, World, simulate
 from vision.analysis import LaunchTrack
-from vision.flight import CONTACT, FlightImpact, count_table_bounces, segment_flight
+from vision.flight import (
+    CONTACT,
+    TABLE_CONTACT_SIZE_MAX,
+    FlightImpact,
+    _above_table,
+    count_table_bounces,
+    segment_flight,
+)
 from vision.truth import load_label
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
@@ -173,6 +180,8 @@ COUNTS = [
     ("a bounce after the entry does not count", [_impact(50), _impact(80, before_box=False)], 70, (1, 1, 1)),
     ("a weak-evidence kink: out of the count, inside the bounds", [_impact(50), _impact(58, reasons=[WEAK])], 70,
      (1, 1, 2)),
+    ("a contact that looked above the table: out of the count, inside the bounds",
+     [_impact(50), _impact(58, reasons=["apparent size 1.20× a table contact's: above the table"])], 70, (1, 1, 2)),
     ("a doubtful approach speed: counted, inside the bounds", [_impact(50), _impact(58, reasons=[NEAR])], 70,
      (2, 1, 2)),
     ("a bounce within a frame of the entry: counted, either side", [_impact(50), _impact(69)], 70, (2, 1, 2)),
@@ -184,3 +193,23 @@ def test_table_bounce_count_and_its_bounds(rule, impacts, entered, expected):
     count = count_table_bounces(impacts, entered)
     assert (count.count, count.count_min, count.count_max) == expected, rule
     assert len(count.doubts) == sum(1 for i in impacts if i.doubtful and i.surface == "table"), rule
+
+
+@pytest.mark.parametrize(
+    ("rule", "size_factor", "flags", "doubted"),
+    [
+        ("sizes of a meteor on the table: a table contact", 1.0, 0, False),
+        ("sizes read small (blur): still a table contact", 0.85, 0, False),
+        ("sizes of a meteor well above the table: doubted", TABLE_CONTACT_SIZE_MAX + 0.05, 0, True),
+        ("large sizes but only hand-covered sightings: nothing to go by", 1.3, 3, False),
+    ],
+)
+def test_a_table_contact_must_look_the_size_of_a_meteor_on_the_table(scene, rule, size_factor, flags, doubted):
+    camera, _pose, rig, _ = scene
+    radius = rig.meteor.diameter_mm / 2
+    pos = np.array([300.0, -20.0, radius])
+    on_table = camera.apparent_diameter_px(pos[None], 2 * radius)[0]
+    t = np.arange(-3, 4) / FPS  # sightings round the impact at t = 0
+    diam = np.full(len(t), on_table * size_factor)
+    reasons = _above_table(camera, pos, radius, t, diam, np.full(len(t), flags), 0.0, 1 / FPS)
+    assert bool(reasons) is doubted, rule
