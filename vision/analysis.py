@@ -32,7 +32,6 @@ from vision.verdict import JudgedBounce, JudgedRelease, JudgedRest, Margin, Verd
 
 CALIBRATION_MM = 1.5  # one sigma of a table point from the calibration (issue 4's figures)
 CANDIDATE_MIN_P = 0.02  # release frame candidates less likely than this are not alternatives
-RELEASE_POSITION_MM = 3.0  # one sigma of a release candidate's ground point across the line (fit + height)
 BRACKET_SIGMA_MM = 4.0  # one sigma of the first hand-free sighting's ground point at a known height
 EDGE_FAR_FROM_BOX_MM = 60.0  # a meteor leaving the picture this far from the box cannot be in it
 FLIGHT_HEIGHT_MM = 15.0  # one sigma of the flight arcs' height at the first hand-free sighting
@@ -282,7 +281,6 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     release = None
     release_margin = None
     best_signed = None
-    sigma_rel = float(np.hypot(CALIBRATION_MM, RELEASE_POSITION_MM))
     if est.reliable and est.frame is not None and cands:
         release_index = int(np.searchsorted(track.frames, est.frame))
     else:
@@ -351,19 +349,9 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             notes.append(
                 f"release estimate unreliable ({est.reason}): frames {ks[0]}–{ks[-1]} allowed ({err_spread.group} fit)"
             )
-    elif est.reliable and cands:
-        values = signed([c.table_mm for c in cands])
-        herd_set = set()
-        for value in values:
-            herd_set |= {bool(value + k * sigma_rel >= 0), bool(value - k * sigma_rel >= 0)}
-        best = next(
-            (i for i, c in enumerate(cands) if c.frame == est.frame), int(np.argmax([c.probability for c in cands]))
-        )
-        best_signed = float(values[best])
-        spread = float(np.max(np.abs(values - best_signed))) if len(values) > 1 else 0.0
-        release_margin = Margin(margin_mm=abs(best_signed), uncertainty_mm=float(np.hypot(sigma_rel, spread)))
-    else:
-        notes.append(f"release estimate unreliable ({est.reason}): bracketed by the first hand-free sighting")
+    else:  # no fit, or one outside the error model: its frame candidates are not to be trusted
+        why = est.reason or f"clear-sighting RMS {est.rms_px:.1f} px, {est.free_frames} clear flight sightings"
+        notes.append(f"release estimate unreliable ({why}): bracketed by the first hand-free sighting")
     if herd is not None and late_lo - k * BRACKET_SIGMA_MM >= 0:
         # even the latest possible release is clearly behind the line: certain, unless the release fit
         # says the meteor was still held beyond the line (then the hand-free sighting was not free)
@@ -381,7 +369,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             height_mm=float(q[2] - radius),
             herd_line_signed_mm=best_signed,
         )
-    elif est.frame is not None and cands and est.reliable:
+    elif herd is None and est.frame is not None and cands and est.reliable:
         c = next((c for c in cands if c.frame == est.frame), cands[0])
         release = JudgedRelease(
             frame=c.frame, table_mm=c.table_mm, height_mm=float(c.height_mm - radius), herd_line_signed_mm=best_signed
@@ -495,7 +483,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     detail = {
         "herd_line": f"release {best_signed if best_signed is not None else float('nan'):+.0f} mm from the herd line"
         f" (±{release_margin.uncertainty_mm if release_margin else 0:.0f} mm"
-        f"{'' if est.reliable or window is not None else ', release unsure'})",
+        f"{'' if window is not None else ', release unsure'})",
         "bounces": f"table bounces before the box {flight.count_min}–{'?' if unseen else flight.count_max}, "
         f"{mode} needs {required}"
         + (f" (unseen: {'; '.join(unseen)})" if unseen else "")

@@ -24,3 +24,21 @@ def test_every_bundled_clip_is_ruled_right_or_disputed(clip):
     assert not score.confident_wrong, f"{score.wrong} (not disputed)"
     if not score.disputed:
         assert score.judged["outcome"] == clip.truth.outcome and score.judged["valid"] == clip.truth.valid
+
+
+@pytest.mark.skipif(not CLIPS, reason="no bundled sample clips")
+@pytest.mark.parametrize("name", ["clip_023", "clip_024"])
+def test_a_release_fit_outside_its_error_model_only_brackets_the_release(name, monkeypatch):
+    """Fits the error model cannot vouch for (here a clear-sighting RMS above 1.5 px) do not decide the
+    herd line with their own frame candidates: the release is bracketed by the first hand-free sighting."""
+    from vision import analysis
+    from vision.release import release_spread
+
+    fits = []
+    estimate = analysis.estimate_release
+    monkeypatch.setattr(analysis, "estimate_release", lambda *a, **k: fits.append(estimate(*a, **k)) or fits[-1])
+    clip = next(c for c in CLIPS if c.label_path.stem == name)
+    verdict = run_judge(clip.video_path, clip.truth.scene, launch_mode=clip.truth.launch_mode).verdicts[0]
+    assert fits[0].reliable and release_spread(fits[0]) is None  # the case under test
+    assert any("bracketed by the first hand-free sighting" in note for note in verdict.notes)
+    assert all("release unsure" in reason for reason in verdict.dispute_reasons if reason.startswith("release"))
