@@ -210,6 +210,13 @@ class HandWatch:
         self.reset()
         self._background = None if background is None else background.copy()
 
+    def restart(self) -> None:
+        """Forget the frames and measurements but keep the background: the meteor is held again by a
+        hand already in view (the judge's own background may have learned that hand by now)."""
+        background = self._background
+        self.reset()
+        self._background = background
+
     def remember(self, frame_index: int, frame_bgr: np.ndarray) -> None:
         """Keep a reference to a frame while the meteor is in hand (no copy: frames are not reused)."""
         self._recent.append((frame_index, frame_bgr))

@@ -47,6 +47,8 @@ class JudgeConfig:
     rest_seconds: float = 0.2  # stillness that makes a rest (the label's definition)
     rest_speed_mm_s: float = 12.0  # below this the meteor counts as still (label: 5, plus our noise)
     lost_seconds: float = 0.35  # a meteor unseen this long in flight is lost
+    flung_wait_seconds: float = 1.5  # a meteor flung from the hand out of the tracker's reach is looked
+    # for this long where it lands before the launch is judged as lost
     sigma_px: float = 0.5  # centroid noise of a clear sighting
     size_scale_prior: float = 0.95  # measured / true apparent diameter, before a rest calibrates it
     dispute_sigmas: float = 2.0  # a margin inside this many uncertainties is disputed
@@ -159,6 +161,8 @@ class LaunchJudge:
         if self.state == "in_flight" and self._launch_moved():
             lost = not self.tracker.active or self.tracker.missed > 0
             self._decide(self._last_frame, events, lost=lost, final=True)
+        elif self.state == "in_hand" and not self.tracker.active and self._thrown_from_hold(predicted=True):
+            self._decide(self._last_frame, events, lost=True, final=True)
         return events
 
     def current_track(self) -> TrackView:
@@ -425,10 +429,21 @@ class LaunchJudge:
                     # a launch all the same, judged (and disputed) rather than silently dropped
                     self._decide(frame_index, events, lost=True)
                     return
+                if self._thrown_from_hold(predicted=True):
+                    # flung faster than the tracker could follow: keep the track, the meteor is looked
+                    # for where it lands; never found again, it is a lost launch
+                    if frame_index - self._frames[-1] > cfg.flung_wait_seconds * self.fps:
+                        self._decide(frame_index, events, lost=True)
+                    return
                 self._reset_track()
                 self._set_state("waiting", frame_index, events)
                 return
             free = len(self._flags) >= 3 and all(f in (SEEN, PARTIAL) for f in self._flags[-3:])
+            if free and self._is_still(rest_frames) and self._thrown_from_hold():
+                # held, flung too fast to follow, and now lying still far from the hold: a launch seen
+                # only in pieces, judged (and disputed) rather than never noticed
+                self._decide(frame_index, events, lost=False)
+                return
             # after a launch judged as lost, a meteor seen again in mid-flight is that same launch, not a
             # new one: the next launch must start from a meteor held still
             held_first = not self._lost_judged or self._thrown_from_hold()
@@ -513,11 +528,12 @@ class LaunchJudge:
         xs, ys = self._px[0::2], self._px[1::2]
         self._box = [min(xs), max(xs), min(ys), max(ys)]
         self._launch_start = self._frames[0]
-        self._hand.begin(self.detector.full_background)
+        self._hand.restart()
         self._set_state("in_hand", frame_index, events, "meteor carried into view and put down: waiting for the throw")
 
-    def _thrown_from_hold(self) -> bool:
-        """The track shows a throw: the meteor held still, then seen again beyond a launch's length away."""
+    def _thrown_from_hold(self, predicted: bool = False) -> bool:
+        """The track shows a throw: the meteor held still, then seen again beyond a launch's length away
+        (with `predicted`, the tracker's own predictions while it coasted count as well)."""
         hold_frames = max(3, int(round(0.1 * self.fps)))
         n = len(self._frames)
         xs, ys = self._px[0::2], self._px[1::2]
@@ -529,7 +545,8 @@ class LaunchJudge:
             window = seen[k : k + hold_frames]
             held = all(math.hypot(xs[i] - xs[anchor], ys[i] - ys[anchor]) <= tolerance for i in window)
             if held:
-                return any(math.hypot(xs[i] - xs[anchor], ys[i] - ys[anchor]) > reach for i in seen[k + hold_frames :])
+                after = range(window[-1] + 1, n) if predicted else seen[k + hold_frames :]
+                return any(math.hypot(xs[i] - xs[anchor], ys[i] - ys[anchor]) > reach for i in after)
         return False
 
     def _moving_fast(self, window: int) -> bool:

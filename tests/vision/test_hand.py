@@ -12,7 +12,7 @@ import pytest
 
 import vision.pipeline as pipeline_module
 from vision.analysis import LaunchTrack
-from vision.hand import hand_shift, release_from_pairs, release_from_shifts
+from vision.hand import HandWatch, hand_shift, release_from_pairs, release_from_shifts
 from vision.release import default_exposure_range
 from vision.runner import run_judge
 from vision.truth import load_label
@@ -79,6 +79,16 @@ def test_lost_windows_around_the_peak_give_no_release_time() -> None:
     direction = np.array([0.9, -0.3]) / math.hypot(0.9, 0.3)
     assert release_from_pairs(frames, shifts, np.ones(len(frames)), direction, 0.7) is not None
     assert release_from_pairs(frames, shifts, responses, direction, 0.7) is None
+
+
+def test_a_meteor_held_again_keeps_the_background_from_before_the_hand() -> None:
+    table = np.full((120, 160, 3), 90, np.float32)
+    watch = HandWatch()
+    watch.begin(table)
+    watch.remember(0, np.zeros((120, 160, 3), np.uint8))
+    watch.restart()
+    assert watch._background is not None and np.array_equal(watch._background, table)
+    assert not watch._recent and not watch.frames and watch.direction is None
 
 
 @pytest.mark.parametrize(("dx", "dy"), [(0.0, 0.0), (3.0, -2.0), (7.5, 1.25), (-12.0, 4.0)])

@@ -43,6 +43,32 @@ def test_a_throw_is_recognised_from_a_hold_and_a_far_sighting(judge, case, xs, f
     assert judge._thrown_from_hold() is thrown, case
 
 
+@pytest.mark.parametrize(
+    ("case", "xs", "flags", "flung"),
+    [
+        ("held, then only predicted far away", [400] * 10 + [420, 470, 540], [HAND] * 10 + [COASTED] * 3, True),
+        ("held, predictions drifting a little", [400] * 10 + [405, 410, 415], [HAND] * 10 + [COASTED] * 3, False),
+        ("carried in, never held, predicted far", list(range(100, 490, 30)), [HAND] * 10 + [COASTED] * 3, False),
+    ],
+)
+def test_a_throw_flung_out_of_the_trackers_reach_counts_its_predictions(judge, case, xs, flags, flung):
+    _track(judge, xs, flags)
+    assert judge._thrown_from_hold(predicted=True) is flung, case
+
+
+@pytest.mark.parametrize(("frames_later", "state", "verdicts"), [(10, "in_hand", 0), (200, "waiting", 1)])
+def test_a_meteor_flung_out_of_reach_is_looked_for_then_judged_lost(judge, frames_later, state, verdicts):
+    xs = [400] * 10 + [420, 470, 540]
+    _track(judge, xs, [HAND] * 10 + [COASTED] * 3)
+    judge._box = [min(xs), max(xs), 300.0, 300.0]
+    judge.state = "in_hand"  # the tracker has given up on it
+    judge._advance_state(None, len(xs) - 1 + frames_later, None, [])
+    assert judge.state == state
+    assert len(judge.verdicts) == verdicts
+    if verdicts:
+        assert judge.verdicts[0].disputed
+
+
 @pytest.mark.parametrize(("lost_judged", "state"), [(False, "in_flight"), (True, "in_hand")])
 def test_after_a_lost_launch_a_meteor_seen_in_mid_flight_is_not_a_new_launch(judge, lost_judged, state):
     xs = list(range(100, 100 + 30 * 13, 30))  # flying free from its first sighting: no hold
