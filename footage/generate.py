@@ -22,7 +22,7 @@ from calibration.geometry import BoxPose
 from calibration.rig import DINOSAUR_TYPES
 from footage.camera_rig import random_camera
 from footage.labels import Timing, build_label, events_of
-from footage.physics import Material, Trajectory, World, simulate
+from footage.physics import STILL_SPEED, Material, Trajectory, World, simulate
 from footage.render import DINO_COLORS, HandState, Renderer
 from footage.scenes import LAYOUTS, MarkerSpec, Scene, card_corners, make_box, marker_corners
 
@@ -455,6 +455,8 @@ def solve_launch(rng: np.random.Generator, scene: Scene, case: dict, world: Worl
         timing = timing_of(traj)
         if timing is None:
             continue
+        if traj.still_time is not None and visible(traj.positions[-1]) and traj.speed(traj.t_end) >= STILL_SPEED:
+            continue  # "still" to the simulator yet creeping at its end: no clean rest to label
         ev = events_of(scene, traj, timing, t_release, visible)
         if _accept(case, ev, mode, planned):
             return traj, velocity, spin, mode, np.array([release_xy[0], release_xy[1], h]), forward

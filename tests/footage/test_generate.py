@@ -48,3 +48,22 @@ def test_a_different_seed_gives_a_different_scene(tmp_path: Path, seed: int):
     other.mkdir()
     generate_clip(other, FAST, seed=seed + 1)
     assert (tmp_path / f"clip_{FAST:03d}.json").read_text() != (other / f"clip_{FAST:03d}.json").read_text()
+
+
+def test_a_simulated_rest_that_still_creeps_is_redrawn_not_fatal(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """Seed 9007, clip 123: a candidate launch is "still" to the simulator but creeps at its end; the
+    label's rest could not be labelled, and generation used to stop with an AssertionError. The
+    launch is solved without rendering (the video is not what this checks)."""
+    import footage.generate as generate
+
+    written = {}
+
+    def no_video(path, renderer, plan, timing, rng, r):
+        written["frames"] = timing.frame_count
+
+    monkeypatch.setattr(generate, "_write_video", no_video)
+    monkeypatch.setattr(generate, "count_frames", lambda path: written["frames"])
+    monkeypatch.setattr(generate, "markers_detected", lambda video, label: True)
+    info = generate.generate_clip(tmp_path, 123, seed=9007)
+    label = load_label(tmp_path / info["label"])
+    assert label.rest is not None and label.frame_count == written["frames"]
