@@ -100,6 +100,7 @@ class FlightImpact:
     inferred: bool = False  # an unresolved hop implied by the restitution (before a roll)
     before_box: bool = True
     reasons: list[str] = field(default_factory=list)
+    maybe_table: bool = False  # placed off the table, but the meteor was last seen over it before an unseen frame
 
 
 @dataclass
@@ -743,9 +744,13 @@ def segment_flight(
                 reasons.append("restitution implausible for a bounce")
             if is_bounce and surface == "table":
                 reasons += _above_table(camera, pos, radius, t, diam, flags, tc, dt)
+            maybe_table = is_bounce and surface != "table" and _last_seen_over_table(a, b, t, dt, box)
+            if maybe_table:
+                reasons.append("the meteor was last seen over the table before an unseen frame: may be a table bounce")
             impacts.append(FlightImpact(t_abs_c, frame, pos, (float(pos[0]), float(pos[1])), surface,
                                         vz_before / 1000, vz_after / 1000, sig / 1000, evidence, is_bounce,
-                                        doubtful=bool(reasons) and (is_bounce or near), reasons=reasons))
+                                        doubtful=bool(reasons) and (is_bounce or near), reasons=reasons,
+                                        maybe_table=maybe_table))
         else:
             # landing into a roll: the hops that must follow, too small to resolve
             e_s, e_sig = (e_table, e_sigma) if surface == "table" else RESTITUTION_PRIOR.get(surface, (0.5, 0.08))
@@ -798,6 +803,14 @@ def segment_flight(
                           count_min, count_max, e_table, rest_index, sigma_px, size_scale, doubts)
 
 
+def _last_seen_over_table(a: Stretch, b: Stretch, t: np.ndarray, dt: float, box: _Box) -> bool:
+    """Arc `a` was last seen over the table and at least one frame went unseen before arc `b`: an
+    impact placed between them may have been on the table, however the arcs meet."""
+    gap = t[b.start] - t[a.stop - 1] > 1.5 * dt
+    last = a.position(t[a.stop - 1])[0]
+    return bool(gap and box.sd(last[None, :2])[0] < -0.6 * box.r)
+
+
 def _above_table(camera, pos, radius: float, t, diam, flags, tc: float, dt: float) -> list[str]:
     """The doubt about a table contact at `pos` (time `tc`) whose clear sightings round it look
     larger than a meteor touching the table there (`TABLE_CONTACT_SIZE_MAX`); empty if none."""
@@ -828,6 +841,9 @@ def count_table_bounces(impacts: list[FlightImpact], entered_frame: int | None) 
     doubts: list[str] = []
     count = count_min = count_max = 0
     for imp in impacts:
+        if imp.maybe_table and (entered_frame is None or imp.frame <= entered_frame + 1):
+            count_max += 1
+            doubts.append(f"frame {imp.frame}: " + "; ".join(imp.reasons))
         if imp.surface != "table":
             continue
         at_entry = entered_frame is not None and abs(imp.frame - entered_frame) <= 1 and imp.bounce
