@@ -48,7 +48,9 @@ class JudgeConfig:
     rest_speed_mm_s: float = 12.0  # below this the meteor counts as still (label: 5, plus our noise)
     lost_seconds: float = 0.35  # a meteor unseen this long in flight is lost
     flung_wait_seconds: float = 1.5  # a meteor flung from the hand out of the tracker's reach is looked
-    # for this long where it lands before the launch is judged as lost
+    # for this long where it lands
+    flick_mm_s: float = 2000.0  # never found again, it was thrown if the tracker's predictions reached this
+    # speed (an assumption: a hand carrying the meteor away does not accelerate it so hard)
     sigma_px: float = 0.5  # centroid noise of a clear sighting
     size_scale_prior: float = 0.95  # measured / true apparent diameter, before a rest calibrates it
     dispute_sigmas: float = 2.0  # a margin inside this many uncertainties is disputed
@@ -161,7 +163,7 @@ class LaunchJudge:
         if self.state == "in_flight" and self._launch_moved():
             lost = not self.tracker.active or self.tracker.missed > 0
             self._decide(self._last_frame, events, lost=lost, final=True)
-        elif self.state == "in_hand" and not self.tracker.active and self._thrown_from_hold(predicted=True):
+        elif self.state == "in_hand" and not self.tracker.active and self._flung_away():
             self._decide(self._last_frame, events, lost=True, final=True)
         return events
 
@@ -430,11 +432,14 @@ class LaunchJudge:
                     self._decide(frame_index, events, lost=True)
                     return
                 if self._thrown_from_hold(predicted=True):
-                    # flung faster than the tracker could follow: keep the track, the meteor is looked
-                    # for where it lands; never found again, it is a lost launch
-                    if frame_index - self._frames[-1] > cfg.flung_wait_seconds * self.fps:
+                    # flung faster than the tracker could follow: keep the track and look for the meteor
+                    # where it lands. Never found again, it is a lost launch if it was flung at a flick's
+                    # speed; else it is forgotten, like a meteor a hand carries out of sight
+                    if frame_index - self._frames[-1] <= cfg.flung_wait_seconds * self.fps:
+                        return
+                    if self._flung_away():
                         self._decide(frame_index, events, lost=True)
-                    return
+                        return
                 self._reset_track()
                 self._set_state("waiting", frame_index, events)
                 return
@@ -548,6 +553,19 @@ class LaunchJudge:
                 after = range(window[-1] + 1, n) if predicted else seen[k + hold_frames :]
                 return any(math.hypot(xs[i] - xs[anchor], ys[i] - ys[anchor]) > reach for i in after)
         return False
+
+    def _flung_away(self) -> bool:
+        """Held, then the tracker's predictions raced off at a flick's speed (`JudgeConfig.flick_mm_s`)."""
+        return self._thrown_from_hold(predicted=True) and self._predicted_speed_mm_s() >= self.config.flick_mm_s
+
+    def _predicted_speed_mm_s(self) -> float:
+        """The fastest step between the tracker's consecutive predictions (coasted frames), on the table."""
+        steps = [
+            math.hypot(self._px[2 * i] - self._px[2 * i - 2], self._px[2 * i + 1] - self._px[2 * i - 1])
+            for i in range(1, len(self._frames))
+            if self._flags[i] == COASTED and self._flags[i - 1] == COASTED
+        ]
+        return max(steps, default=0.0) / self._px_per_mm * self.fps
 
     def _moving_fast(self, window: int) -> bool:
         if len(self._frames) < window:

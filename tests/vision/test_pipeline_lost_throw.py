@@ -56,17 +56,37 @@ def test_a_throw_flung_out_of_the_trackers_reach_counts_its_predictions(judge, c
     assert judge._thrown_from_hold(predicted=True) is flung, case
 
 
-@pytest.mark.parametrize(("frames_later", "state", "verdicts"), [(10, "in_hand", 0), (200, "waiting", 1)])
-def test_a_meteor_flung_out_of_reach_is_looked_for_then_judged_lost(judge, frames_later, state, verdicts):
-    xs = [400] * 10 + [420, 470, 540]
-    _track(judge, xs, [HAND] * 10 + [COASTED] * 3)
+FLUNG = [400] * 10 + [420, 470, 540, 640, 780]  # held, then predicted racing off (a flick's acceleration)
+CARRIED = [400] * 10 + [415, 430, 445, 460, 475]  # held, then predicted drifting off at a hand's pace
+
+
+@pytest.mark.parametrize(
+    ("case", "xs", "frames_later", "state", "verdicts"),
+    [
+        ("flung: still looked for where it lands", FLUNG, 10, "in_hand", 0),
+        ("flung and never found: a lost launch, disputed", FLUNG, 200, "waiting", 1),
+        ("carried off and never found: forgotten", CARRIED, 200, "waiting", 0),
+    ],
+)
+def test_a_meteor_flung_out_of_the_trackers_reach(judge, case, xs, frames_later, state, verdicts):
+    _track(judge, xs, [HAND] * 10 + [COASTED] * (len(xs) - 10))
     judge._box = [min(xs), max(xs), 300.0, 300.0]
     judge.state = "in_hand"  # the tracker has given up on it
     judge._advance_state(None, len(xs) - 1 + frames_later, None, [])
-    assert judge.state == state
-    assert len(judge.verdicts) == verdicts
-    if verdicts:
-        assert judge.verdicts[0].disputed
+    assert judge.state == state, case
+    assert len(judge.verdicts) == verdicts, case
+    assert all(v.disputed for v in judge.verdicts), case
+
+
+def test_a_meteor_flung_out_of_reach_and_found_lying_far_away_is_judged(judge):
+    xs = [400] * 10 + [420, 470, 540] + [700] * 15  # held, flung, lost, then seen lying still far away
+    flags = [HAND] * 10 + [COASTED] * 3 + [0] * 15
+    _track(judge, xs, flags)
+    judge._box = [min(xs), max(xs), 300.0, 300.0]
+    judge.tracker.start(700.0, 300.0)
+    judge.state = "in_hand"
+    judge._advance_state(None, len(xs) - 1, None, [])
+    assert len(judge.verdicts) == 1 and judge.state == "at_rest"
 
 
 @pytest.mark.parametrize(("lost_judged", "state"), [(False, "in_flight"), (True, "in_hand")])
@@ -106,3 +126,12 @@ def test_a_meteor_carried_into_view_and_held_is_not_a_launch(judge, case, xs, fl
     if state == "in_hand":  # the launch now starts from the hold
         assert judge._frames == list(range(len(xs) - 6, len(xs)))
         assert any("carried into view" in e.message for e in events)
+
+
+@pytest.mark.parametrize(("case", "xs", "verdicts"), [("flung", FLUNG, 1), ("carried off", CARRIED, 0)])
+def test_the_stream_ends_while_a_flung_meteor_is_looked_for(judge, case, xs, verdicts):
+    _track(judge, xs, [HAND] * 10 + [COASTED] * (len(xs) - 10))
+    judge._box = [min(xs), max(xs), 300.0, 300.0]
+    judge.state = "in_hand"  # the tracker has given up on it; the clip ends before the wait is over
+    judge.finish()
+    assert len(judge.verdicts) == verdicts, case
