@@ -19,8 +19,11 @@ lands into a roll the hops that must follow (restitution learned from this launc
 bounces) are added as *inferred* impacts. An impact whose approach speed is near the label's
 0.15 m/s, whose evidence is weak, or that falls within a frame of the box entry is `doubtful`;
 `count_min`/`count_max` bound the table-bounce count over the doubtful ones. The count itself
-leaves out the kinks whose evidence is weak: on 300 dev clips only 5 of 31 such table "bounces"
-were real, against about a third of the other doubtful ones.
+leaves out the kinks whose evidence is weak (on 300 dev clips only 5 of 31 such table "bounces"
+were real, against about a third of the other doubtful ones) and the table contacts whose
+sightings look too large for a meteor on the table (`TABLE_CONTACT_SIZE_MAX`). A box impact right
+after an unseen frame, the meteor last seen over the table, may have been a table bounce: it
+widens the bounds (`FlightImpact.maybe_table`).
 """
 
 from __future__ import annotations
@@ -38,8 +41,8 @@ from vision.release import G_MM_S2
 BOUNCE_MIN_MM_S = 150.0  # a bounce: approach faster than this (meteors-launch-truth/1)
 RESTING_MM_S = 40.0  # slower contacts do not rebound (a rolling landing)
 # a "table bounce" whose sightings look this much larger than a meteor on the table there happened
-# above it (a kink from perspective or an occlusion): on 300 dev clips the real table bounces read
-# at most 1.10× (median 0.92: the detector reads small), four false ones 1.13–1.34×
+# above it (a kink from perspective or an occlusion): on 300 dev clips and held-out 9006/055 the 327
+# real table bounces read at most 1.10× (median 0.92: the detector reads small), four false ones 1.13–1.34×
 TABLE_CONTACT_SIZE_MAX = 1.12
 UNCOUNTED_DOUBTS = ("weak evidence", "apparent size")  # doubtful impacts left out of the best count
 EXPOSURE_HALF_FRAMES = 0.35  # mid-exposure of frame i at (i + this)/fps
