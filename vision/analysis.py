@@ -24,7 +24,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.rig import Rig
-from vision.flight import segment_flight
+from vision.flight import rest_start, segment_flight
 from vision.landing import RIM_BAND_MM, classify_point, herd_line_signed, outline_signed_mm
 from vision.release import estimate_release, release_spread, window_sigma_mm
 from vision.truth import required_table_bounces
@@ -67,15 +67,6 @@ class Analysis:
     rulings: set = field(default_factory=set)
     free_start_frame: int | None = None
     throw_start_frame: int | None = None
-
-
-def _rest_start(px: np.ndarray, flags: np.ndarray, tolerance_px: float) -> int:
-    """First index of the final stillness: walking back while within tolerance of the final position."""
-    final = np.median(px[-5:], axis=0)
-    index = len(px) - 1
-    while index > 0 and flags[index - 1] != 2 and np.hypot(*(px[index - 1] - final)) <= tolerance_px:
-        index -= 1
-    return index
 
 
 def times_of(frames: np.ndarray, fps: float) -> np.ndarray:
@@ -244,7 +235,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     rest_index = len(px)
     if not track.lost and len(px) > 3:
         tolerance = max(0.9, 1.2 * config.rest_speed_mm_s * config.rest_seconds * px_per_mm)
-        rest_index = _rest_start(px, flags, tolerance)
+        rest_index = rest_start(px, tolerance, flags)
     rest_surface = None
     rest_alternatives = []
     size_scale = config.size_scale_prior

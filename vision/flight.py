@@ -529,10 +529,16 @@ def _noise(px: np.ndarray) -> float:
     return float(np.clip(1.4826 * mad / math.sqrt(6.0), 0.5, 2.0))
 
 
-def _rest_start(px: np.ndarray, tolerance_px: float) -> int:
+def rest_start(px: np.ndarray, tolerance_px: float, flags: np.ndarray | None = None) -> int:
+    """First index of the final stillness: walking back while within tolerance of the final position
+    (with `flags`, never past a coasted sighting)."""
     final = np.median(px[-5:], axis=0)
     index = len(px) - 1
-    while index > 0 and np.hypot(*(px[index - 1] - final)) <= tolerance_px:
+    while (
+        index > 0
+        and (flags is None or flags[index - 1] != 2)
+        and np.hypot(*(px[index - 1] - final)) <= tolerance_px
+    ):
         index -= 1
     return index
 
@@ -615,7 +621,7 @@ def segment_flight(
     stop = len(idx)
     sigma_px = _noise(px)
     if not getattr(track, "lost", False) and len(px) > 8:
-        r_start = _rest_start(px, max(0.9, 3.0 * sigma_px))
+        r_start = rest_start(px, max(0.9, 3.0 * sigma_px))
         if r_start < len(px) - 3:
             rest_index = int(idx[r_start])
             stop = min(len(px), r_start + 6)

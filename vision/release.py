@@ -139,8 +139,7 @@ class ReleaseEstimate:
 
     def flight_position(self, t: np.ndarray | float) -> np.ndarray:
         """Ballistic position (N×3) at clip times t (seconds, nominal exposure), from (p_r, v_r)."""
-        tau = np.atleast_1d(np.asarray(t, dtype=np.float64)) - self.t_release_s
-        return self.p_r[None, :] + tau[:, None] * self.v_r[None, :] + 0.5 * (tau * tau)[:, None] * GRAVITY
+        return _arc_position(self.p_r, self.v_r, np.asarray(t, dtype=np.float64) - self.t_release_s)
 
     def model_position(self, t: np.ndarray | float) -> np.ndarray:
         """Position (N×3) of the fitted hold → push → flight model at clip times t (nominal exposure)."""
@@ -468,6 +467,7 @@ def _linear_arc(tau, rays, dist_size, sigma_px, focal, center, size_rel=0.1):
 
 
 def _arc_position(p0, v0, tau):
+    """Ballistic positions (N×3) `tau` seconds after passing p0 with velocity v0."""
     tau = np.atleast_1d(tau)
     return p0[None, :] + tau[:, None] * v0[None, :] + 0.5 * (tau * tau)[:, None] * GRAVITY[None, :]
 
@@ -738,7 +738,7 @@ def estimate_release(
     keep = probs >= MIN_PROBABILITY
     ks, probs = ks[keep], probs[keep]
     centre_t = (ks + e0 / 2) / fps
-    pts = p_r[None, :] + (centre_t - tr)[:, None] * v_r[None, :] + 0.5 * ((centre_t - tr) ** 2)[:, None] * GRAVITY
+    pts = _arc_position(p_r, v_r, centre_t - tr)
     signed = None
     if herd_signed is not None and len(ks):
         signed = np.asarray(herd_signed(pts[:, :2]), dtype=np.float64).reshape(-1)
