@@ -399,11 +399,15 @@ class LaunchJudge:
             elif y > box[3]:
                 box[3] = y
         if len(self._frames) > self.config.max_track_frames:
-            drop = len(self._frames) - self.config.max_track_frames
-            del self._frames[:drop], self._diam[:drop], self._flags[:drop]
-            del self._px[: 2 * drop]
-            xs, ys = self._px[0::2], self._px[1::2]
-            self._box = [min(xs), max(xs), min(ys), max(ys)]
+            self._keep_last(self.config.max_track_frames)
+
+    def _keep_last(self, count: int) -> None:
+        """Forget all but the last `count` sightings of the track (its box shrinks to them)."""
+        drop = len(self._frames) - count
+        del self._frames[:drop], self._diam[:drop], self._flags[:drop]
+        del self._px[: 2 * drop]
+        xs, ys = self._px[0::2], self._px[1::2]
+        self._box = [min(xs), max(xs), min(ys), max(ys)]
 
     def _launch_moved(self) -> bool:
         if len(self._frames) < 4 or self._box is None:
@@ -528,10 +532,7 @@ class LaunchJudge:
 
     def _hold_again(self, frame_index: int, hold_frames: int, events: list[JudgeEvent]) -> None:
         """Back to `in_hand`: the launch starts from this hold (the carry into view is dropped)."""
-        del self._frames[:-hold_frames], self._diam[:-hold_frames], self._flags[:-hold_frames]
-        del self._px[: -2 * hold_frames]
-        xs, ys = self._px[0::2], self._px[1::2]
-        self._box = [min(xs), max(xs), min(ys), max(ys)]
+        self._keep_last(hold_frames)
         self._launch_start = self._frames[0]
         self._hand.restart()
         self._set_state("in_hand", frame_index, events, "meteor carried into view and put down: waiting for the throw")
