@@ -3,7 +3,8 @@
 It predicts where the meteor should be in the next frame, so the detector picks the candidate
 inside the gate and never jumps to another meteor-coloured object; it coasts through short
 occlusions (the hand at release, a wall) on its prediction, and declares the track lost after
-`max_missed` frames without a sighting.
+`max_missed` frames without a sighting. Found again after a gap, it restarts its motion from the
+mean step since the last sighting (a bounce in the gap changed the velocity at once).
 
 State (x, y, vx, vy, ax, ay) in pixels and frames. The two axes do not interact (the motion model,
 the process noise and the measurement noise are the same on each and separable), and they start
@@ -16,6 +17,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
+
+REACQUIRE_MISSES = 2  # found again after this many frames unseen, the track restarts its motion
 
 
 class KalmanTracker:
@@ -42,6 +45,7 @@ class KalmanTracker:
         self._p = (1.0, 0.0, 0.0, 1.0, 0.0, 1.0)
         self.missed = 0
         self.hits = 0
+        self._last_sighting: tuple[float, float] | None = None
 
     @property
     def P(self) -> np.ndarray:
@@ -67,6 +71,21 @@ class KalmanTracker:
         self._p = (4.0, 0.0, 0.0, 400.0, 0.0, 25.0)
         self.missed = 0
         self.hits = 1
+        self._last_sighting = (float(x), float(y))
+
+    def _restart_after_gap(self, x: float, y: float) -> None:
+        """Found again after `missed` frames: the motion is the mean step since the last sighting.
+
+        A bounce or a wall hidden in the gap changes the velocity at once; fed through the filter,
+        the far-off sighting would swing its velocity and acceleration the wrong way.
+        """
+        last_x, last_y = self._last_sighting
+        steps = self.missed + 1
+        self.x = [float(x), float(y), (x - last_x) / steps, (y - last_y) / steps, 0.0, 0.0]
+        self._p = (self._r, 0.0, 0.0, 100.0, 0.0, 25.0)
+        self.missed = 0
+        self.hits += 1
+        self._last_sighting = (float(x), float(y))
 
     def predict(self) -> tuple[float, float, float]:
         """Advance one frame; returns the predicted (x, y) and the gate radius in pixels."""
@@ -96,6 +115,10 @@ class KalmanTracker:
     def update(self, x: float, y: float, noise_px: float | None = None) -> None:
         s = self.x
         assert s is not None
+        if self.missed >= REACQUIRE_MISSES and self._last_sighting is not None:
+            self._restart_after_gap(x, y)
+            return
+        self._last_sighting = (float(x), float(y))
         r = self._r if noise_px is None else noise_px**2
         p00, p01, p02, p11, p12, p22 = self._p
         inv = 1.0 / (p00 + r)

@@ -23,6 +23,22 @@ def test_bridges_an_occlusion_and_reacquires_inside_the_gate():
     assert tracker.active and tracker.missed == 0
 
 
+def test_a_bounce_hidden_in_a_gap_does_not_swing_the_track_backwards():
+    tracker = KalmanTracker()
+    tracker.start(0.0, 300.0)
+    _feed(tracker, [(60.0 * i, 300.0) for i in range(1, 8)])  # 60 px a frame, then unseen
+    for _ in range(3):
+        tracker.predict()
+        tracker.miss()
+    # it bounced in the gap (frame 8) and goes on at 25 px a frame: found at frame 11
+    x_found = 60.0 * 8 + 25.0 * 3
+    tracker.predict()
+    tracker.update(x_found, 300.0)
+    x_next, _, _ = tracker.predict()
+    assert x_next > x_found  # still moving forwards
+    assert abs(x_next - (x_found + 25.0)) < 12.0
+
+
 def test_refuses_a_jump_to_another_object():
     tracker = KalmanTracker()
     tracker.start(200.0, 200.0)
