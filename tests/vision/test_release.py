@@ -192,6 +192,8 @@ ERROR_MODEL_TABLE = [
     ("meteor hidden at the release only", ("hidden",), 0.5, 10, "hidden", (4, 2)),
     ("push starts in the hold", ("push_in_hold",), 0.5, 10, "push", (11, 3)),
     ("push in hold and hidden: the push's spread", ("push_in_hold", "hidden"), 0.5, 10, "push", (11, 3)),
+    ("the hand's release time", ("hand",), 0.5, 10, "hand", (2, 2)),
+    ("the hand's time, the meteor hidden round it: unchecked", ("hand", "hidden"), 0.5, 10, "hidden", (4, 2)),
     ("uncertain release time: unusable", ("sigma",), 0.5, 10, "bad", None),
     ("implausible height: unusable", ("hidden", "height"), 0.5, 10, "bad", None),
     ("poor fit by RMS though no reason given", (), 1.6, 12, "bad", None),
