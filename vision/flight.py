@@ -733,7 +733,9 @@ def segment_flight(
         e_sigma = float(max(0.03, 0.06 / math.sqrt(len(table_e))))
 
     for a, b, tc, pos, vz_before, vz_after, sig, what in raw:
-        surface = box.surface(pos)
+        # a landing into a roll is on the roll's surface: its height was fitted there (the landing's
+        # ground point may miss that surface's outline by the arcs' error)
+        surface = (b.surface or box.surface(pos)) if what == "landing" else box.surface(pos)
         t_abs_c = tc + t0
         frame = int(math.floor(t_abs_c * fps + 1e-9))
         evidence = math.inf

@@ -42,3 +42,16 @@ def test_a_release_fit_outside_its_error_model_only_brackets_the_release(name, m
     assert fits[0].reliable and release_spread(fits[0]) is None  # the case under test
     assert any("bracketed by the first hand-free sighting" in note for note in verdict.notes)
     assert all("release unsure" in reason for reason in verdict.dispute_reasons if reason.startswith("release"))
+
+
+@pytest.mark.skipif(not CLIPS, reason="no bundled sample clips")
+def test_the_hops_of_a_landing_into_the_box_are_not_table_bounces():
+    """clip_015 comes down into the box right after its second table bounce and rolls there. The landing
+    and the small hops it implies are on the surface of the roll (the box), even where the arcs put
+    the landing's ground point a little outside the outline."""
+    clip = next(c for c in CLIPS if c.label_path.stem == "clip_015")
+    verdict = run_judge(clip.video_path, clip.truth.scene, launch_mode=clip.truth.launch_mode).verdicts[0]
+    assert verdict.bounces_before_box == clip.truth.bounces_before_box == 2
+    labelled = [b.frame for b in clip.truth.bounces if b.surface == "table"]
+    judged = [b.frame for b in verdict.bounces if b.surface == "table"]
+    assert len(judged) == len(labelled) and all(abs(j - k) <= 2 for j, k in zip(judged, labelled, strict=True))
