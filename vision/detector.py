@@ -15,6 +15,10 @@ Cheap by design (the judge must run several times faster than real time on one c
 - A background model (running average of the small frame, updated slowly and never under the
   meteor) tells moving meteor-coloured blobs from static ones of the same colour (a painted
   compartment, a card), which are ignored unless the meteor is known to be there.
+- A fast meteor is a streak whose pixels mix its colour with the table's, too washed out for the
+  colour test. Where the tracked meteor was lost, `faint_candidates_near` looks for pixels that are
+  the background plus a fraction (alpha) of the meteor's colour; `refine_faint` sums alpha over the
+  blob for its centroid and size (blur spreads the disc's area, it does not change it).
 
 Per frame the pipeline does not search the whole small frame while it tracks the meteor: it
 searches a window around the prediction (`candidates_near`), and while nothing is tracked it
@@ -31,6 +35,13 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
+# A fast streak mixes the meteor's colour with the table's: at 30 fps a flick leaves pixels that hold
+# only 30–45 % of the meteor, too washed out for the colour test (measured on generated clips). Such a
+# pixel is background + alpha·(meteor − background): at least this alpha, and the change from the
+# background pointing within this angle of the meteor's colour.
+FAINT_MIN_ALPHA = 0.2
+FAINT_MAX_ANGLE_DEG = 25.0
+MIN_CONTRAST = 300.0  # |meteor − background|² below this: the meteor cannot be told from the table there
 
 @dataclass(slots=True)
 class Detection:
@@ -42,6 +53,8 @@ class Detection:
     elongation: float  # major/minor axis ratio (1 for a round blob; a streak is longer)
     area_px: float
     partial: bool = False  # touching something (hand, frame edge): centroid and size are doubtful
+    faint: bool = False  # a streak too blurred for the colour test, found by `faint_candidates_near`
+    axis_rad: float | None = None  # direction of the blob's major axis (image radians; faint streaks only)
 
 
 def colour_basis(rgb: tuple[int, int, int] | np.ndarray) -> tuple[np.ndarray, float]:
@@ -311,16 +324,26 @@ class MeteorDetector:
             found = self._candidates_in_window(frame_bgr, x, y, full_reach)
         return found
 
-    def _candidates_in_window(self, frame_bgr: np.ndarray, x: float, y: float, reach: float):
+    def _small_window(self, x: float, y: float, reach: float) -> tuple[int, int, int, int] | None:
+        """The small-frame window (x0, y0, x1, y1) of half-size `reach` (full-res px) round (x, y);
+        None when the point is (nearly) out of the frame."""
         s = self.scale
         sw, sh = self.small_size
         sx0 = min(max(0, int((x - reach) // s)), sw - 1)
         sy0 = min(max(0, int((y - reach) // s)), sh - 1)
         sx1 = max(min(sw, int(-(-(x + reach) // s)) + 1), sx0 + 1)
         sy1 = max(min(sh, int(-(-(y + reach) // s)) + 1), sy0 + 1)
+        if sx1 - sx0 < 3 or sy1 - sy0 < 3:
+            return None
+        return sx0, sy0, sx1, sy1
+
+    def _candidates_in_window(self, frame_bgr: np.ndarray, x: float, y: float, reach: float):
+        s = self.scale
         self._last_cut = False
-        if sx1 - sx0 < 3 or sy1 - sy0 < 3:  # the prediction is (nearly) out of the frame
+        window = self._small_window(x, y, reach)
+        if window is None:
             return []
+        sx0, sy0, sx1, sy1 = window
         window = frame_bgr[sy0 * s : sy1 * s, sx0 * s : sx1 * s]
         small = self._reduce(window, (sx1 - sx0, sy1 - sy0))
         return self.candidates(small, (sx0, sy0), with_motion=False, crop=True)
@@ -339,14 +362,127 @@ class MeteorDetector:
         area_max = 6.0 * np.pi * d_max * d_max / 4.0
         return gate_px + 0.5 * np.sqrt(area_max) + 2.0 * d_max + 2.0 * self.scale
 
-    def touching(self, x: float, y: float, diameter_px: float) -> float:
-        """Fraction of a ring around the meteor covered by other foreground (a hand), shadows excluded."""
+    def faint_candidates_near(
+        self, frame_bgr: np.ndarray, x: float, y: float, reach: float, max_area_px: float
+    ) -> list[tuple[float, float, float, float, int]]:
+        """Faint streaks (see `FAINT_MIN_ALPHA`) in a window of half-size `reach` round (x, y).
+
+        For a tracked meteor the colour test lost: the same tuples as `candidates`, none larger
+        than `max_area_px` (full-res px; the streak the tracked meteor's speed can make).
+        """
+        if self.background is None:
+            return []
+        s = self.scale
+        window = self._small_window(x, y, reach)
+        if window is None:
+            return []
+        sx0, sy0, sx1, sy1 = window
+        small = self._reduce(frame_bgr[sy0 * s : sy1 * s, sx0 * s : sx1 * s], (sx1 - sx0, sy1 - sy0))
+        mask, _alpha = self.alpha_mask(small, self.background[sy0:sy1, sx0:sx1])
+        # (the last colour search's mask stays: `touching` must see a hand whose colour passes this test)
+        self.last_boxes = {}
+        count, labels, stats, centroids = _components(mask)
+        s2 = float(s * s)
+        d_min = self.diameter_range_px[0]
+        area_min = max(1.0, 0.15 * np.pi * d_min * d_min / 4.0 / s2)
+        h, w = mask.shape
+        found = []
+        for label in range(1, count):
+            x0, y0, bw, bh, area = (int(v) for v in stats[label])
+            cut = (x0 == 0 and sx0 > 0) or (y0 == 0 and sy0 > 0)
+            cut = cut or (x0 + bw >= w and sx1 < self.small_size[0]) or (y0 + bh >= h and sy1 < self.small_size[1])
+            if cut or not area_min <= area <= max_area_px / s2:
+                continue
+            cx, cy = centroids[label]
+            found.append(((float(cx) + sx0) * s, (float(cy) + sy0) * s, area * s2, 1.0, label))
+            self.last_boxes[label] = ((x0 + sx0) * s, (y0 + sy0) * s, (x0 + sx0 + bw) * s, (y0 + sy0 + bh) * s)
+        return found
+
+    def alpha_mask(self, image_bgr: np.ndarray, background: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """uint8 mask of the pixels that are background + alpha·(meteor − background) (see
+        `FAINT_MIN_ALPHA`), and alpha itself (float32, unclipped)."""
+        colour = self._learned_bgr if self._learned_bgr is not None else self._meteor_bgr
+        ref = cv2.subtract((float(colour[0]), float(colour[1]), float(colour[2]), 0.0), background)
+        delta = cv2.subtract(image_bgr.astype(np.float32), background)
+        rr = cv2.transform(cv2.multiply(ref, ref), self._ones_eps)  # |m − b|² + 1e-3
+        dr = cv2.transform(cv2.multiply(delta, ref), self._ones)  # (p − b)·(m − b)
+        dd = cv2.transform(cv2.multiply(delta, delta), self._ones)  # |p − b|²
+        alpha = cv2.divide(dr, rr)
+        cos2 = math.cos(math.radians(FAINT_MAX_ANGLE_DEG)) ** 2
+        mask = cv2.compare(alpha, FAINT_MIN_ALPHA, cv2.CMP_GE)
+        cv2.bitwise_and(mask, cv2.compare(cv2.multiply(dr, dr), cv2.multiply(dd, rr, scale=cos2), cv2.CMP_GE), dst=mask)
+        cv2.bitwise_and(mask, cv2.compare(rr, MIN_CONTRAST, cv2.CMP_GE), dst=mask)
+        return mask, alpha
+
+    def refine_faint(
+        self, frame_bgr: np.ndarray, x: float, y: float, box: tuple[int, int, int, int]
+    ) -> Detection | None:
+        """Centroid and size of a faint streak found by `faint_candidates_near`, at full resolution.
+
+        The blob is the alpha mask's component nearest (x, y); its centroid and its area are the sums
+        of alpha over the blob and its fringe (motion blur spreads the disc's area, it does not lose it).
+        """
+        s = self.scale
+        margin = 3 * s
+        x0, y0 = max(0, box[0] - margin), max(0, box[1] - margin)
+        x1, y1 = min(self.width, box[2] + margin), min(self.height, box[3] + margin)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            return None
+        if self.full_background is not None:
+            background = self.full_background[y0:y1, x0:x1]
+        else:
+            background = cv2.resize(self.background, (self.width, self.height))[y0:y1, x0:x1]
+        mask, alpha = self.alpha_mask(frame_bgr[y0:y1, x0:x1], background)
+        mask = cv2.morphologyEx(mask, cv2.MORPH_OPEN, _OPEN_KERNEL)
+        count, labels, stats, centroids = _components(mask)
+        if count <= 1:
+            return None
+        distances = [
+            math.hypot(centroids[k][0] + x0 - x, centroids[k][1] + y0 - y) - 0.05 * math.sqrt(stats[k, 4])
+            for k in range(1, count)
+        ]
+        best = 1 + int(np.argmin(distances))
+        blob = (labels == best).astype(np.uint8)
+        area = float(stats[best, cv2.CC_STAT_AREA])
+        if area < 3:
+            return None
+        moments = cv2.moments(blob, binaryImage=True)
+        mu20, mu02, mu11 = moments["mu20"] / area, moments["mu02"] / area, moments["mu11"] / area
+        common = math.sqrt(max(0.0, ((mu20 - mu02) / 2) ** 2 + mu11**2))
+        lam_max = (mu20 + mu02) / 2 + common
+        lam_min = max(1e-6, (mu20 + mu02) / 2 - common)
+        fringe = cv2.dilate(blob, _square(max(3, int(math.sqrt(lam_min)) | 1)))
+        weights = cv2.multiply(np.clip(alpha, 0.0, 1.0), fringe, dtype=cv2.CV_32F)
+        sums = cv2.moments(weights)
+        total = float(sums["m00"])
+        if total < 1.0:
+            return None
+        bx, by, bw, bh = (int(v) for v in stats[best, :4])
+        partial = bx <= 0 or by <= 0 or bx + bw >= x1 - x0 or by + bh >= y1 - y0
+        return Detection(
+            float(sums["m10"] / total + x0),
+            float(sums["m01"] / total + y0),
+            2.0 * math.sqrt(total / math.pi),
+            float(math.sqrt(lam_max / lam_min)),
+            area,
+            bool(partial),
+            faint=True,
+            axis_rad=0.5 * math.atan2(2.0 * mu11, mu20 - mu02),
+        )
+
+    def touching(self, x: float, y: float, diameter_px: float, sweep_px: tuple[float, float] = (0.0, 0.0)) -> float:
+        """Fraction of a ring around the meteor covered by other foreground (a hand), shadows excluded.
+
+        `sweep_px` is the meteor's motion in one frame (full-res px): a moving meteor is a streak along
+        it, and the ring then runs round that streak (its washed-out ends are not a hand).
+        """
         if self.background is None:
             return 0.0
         s = self.scale
         radius = diameter_px / 2 / s
         ring_in, ring_out = radius + 0.6, radius + 0.6 + max(1.5, 6.0 / s)
-        half = int(ring_out + 2)
+        hx, hy = 0.5 * sweep_px[0] / s, 0.5 * sweep_px[1] / s  # half the streak's axis
+        half = int(ring_out + max(abs(hx), abs(hy)) + 2)
         cx, cy = x / s, y / s
         x0, y0 = max(0, int(cx) - half), max(0, int(cy) - half)
         x1, y1 = min(self.small_size[0], int(cx) + half + 2), min(self.small_size[1], int(cy) + half + 2)
@@ -369,7 +505,10 @@ class MeteorDetector:
             return 0.0
         dy = np.arange(y0, y1, dtype=np.float64)[:, None] + (0.5 - cy)
         dx = np.arange(x0, x1, dtype=np.float64)[None, :] + (0.5 - cx)
-        dist = np.hypot(dx, dy)
+        # distance to the streak's axis, the segment from −(hx, hy) to +(hx, hy)
+        length2 = hx * hx + hy * hy
+        along = np.clip((dx * hx + dy * hy) / length2, -1.0, 1.0) if length2 > 1e-9 else 0.0
+        dist = np.hypot(dx - along * hx, dy - along * hy)
         ring = (dist >= ring_in) & (dist <= ring_out)
         n = int(np.count_nonzero(ring))
         if not n:

@@ -37,6 +37,23 @@ PARTIAL = 1
 COASTED = 2
 HAND = 3  # touching a hand (or another foreground object): occluded, carried
 
+HAND_TOUCH = 0.2  # a sighting whose ring a hand covers more than this is touching the hand
+# a faint streak (`MeteorDetector.faint_candidates_near`) is looked for only when the tracked meteor
+# moves at least this many diameters per frame; its diameter must be in this range of the meteor's,
+# and a long one must point within this angle of the tracked motion
+FAINT_MIN_SWEEP = 0.5
+FAINT_SIZE_RATIO = (0.6, 1.6)
+FAINT_MAX_TURN_DEG = 30.0
+
+
+def _contains(streak: Detection, part: Detection) -> bool:
+    """Whether a sighting lies on a streak: within half its length along its axis, half its width across."""
+    dx, dy = part.x - streak.x, part.y - streak.y
+    angle = streak.axis_rad or 0.0
+    along = abs(dx * math.cos(angle) + dy * math.sin(angle))
+    across = abs(-dx * math.sin(angle) + dy * math.cos(angle))
+    return along <= 0.5 * streak.diameter_px * streak.elongation and across <= 0.5 * streak.diameter_px + 2.0
+
 
 @dataclass
 class JudgeConfig:
@@ -316,6 +333,12 @@ class LaunchJudge:
                 detection = detector.refine(frame_bgr, best[0], best[1], best[2], box)
                 if detection is not None and not tracker.in_gate(detection.x, detection.y):
                     detection = None
+            if detection is None:
+                detection = self._faint_streak(frame_bgr, px, py, gate)
+            elif self._only_part_of(detection) and self._touch(detection) <= HAND_TOUCH:
+                streak = self._faint_streak(frame_bgr, px, py, gate)
+                if streak is not None and _contains(streak, detection):
+                    detection = streak
         else:
             # nothing tracked: the whole frame is searched when something changed since the last
             # fruitless search (a strided sample tells), and every `search_every` frames anyway
@@ -342,11 +365,14 @@ class LaunchJudge:
 
         if detection is not None:
             if not started:
-                tracker.update(detection.x, detection.y, cfg.sigma_px * (3.0 if detection.partial else 1.0))
+                doubtful = detection.partial or detection.faint
+                tracker.update(detection.x, detection.y, cfg.sigma_px * (3.0 if doubtful else 1.0))
             self._unseen = 0
             self._track_size = detection.diameter_px * detection.elongation
-            touch = detector.touching(detection.x, detection.y, self._track_size)
-            flag = HAND if touch > 0.2 else (PARTIAL if detection.partial else SEEN)
+            if self._touch(detection) > HAND_TOUCH:
+                flag = HAND
+            else:
+                flag = PARTIAL if detection.partial or detection.faint else SEEN
             self._record(frame_index, detection.x, detection.y, detection.diameter_px, flag)
         elif tracker.active:
             lost = tracker.miss()
@@ -380,6 +406,57 @@ class LaunchJudge:
                 detector.update_full_background(frame_bgr, exclude, 1.0 - 0.75 ** (full_every / 8.0))
 
         self._advance_state(frame_bgr, frame_index, detection, events)
+
+    def _faint_streak(self, frame_bgr: np.ndarray, x: float, y: float, gate: float) -> Detection | None:
+        """The tracked meteor as a faint streak inside its gate, when motion blur washed out its colour."""
+        detector = self.detector
+        assert detector is not None
+        diameter = self._recent_diameter()
+        if diameter is None:
+            return None
+        speed = self.tracker.speed_px
+        if speed < FAINT_MIN_SWEEP * diameter:
+            return None  # too slow to blur: its colour would have passed the colour test
+        # the largest streak the meteor makes at that speed: a whole frame's sweep, with a blur fringe
+        max_area = 2.0 * (diameter + 4.0) * (diameter + speed + 4.0)
+        reach = gate + diameter + speed / 2 + 2 * detector.scale
+        candidates = detector.faint_candidates_near(frame_bgr, x, y, reach, max_area)
+        best = min(candidates, key=lambda c: math.hypot(c[0] - x, c[1] - y), default=None)
+        if best is None or math.hypot(best[0] - x, best[1] - y) > gate:
+            return None
+        detection = detector.refine_faint(frame_bgr, best[0], best[1], detector.last_boxes[best[4]])
+        if detection is None or not self.tracker.in_gate(detection.x, detection.y):
+            return None
+        return detection if self._is_the_streak(detection, diameter) else None
+
+    def _touch(self, detection: Detection) -> float:
+        """How much of the ring round the sighting (round its streak when moving) a hand covers."""
+        x = self.tracker.x
+        sweep = (x[2], x[3]) if x is not None else (0.0, 0.0)
+        return self.detector.touching(detection.x, detection.y, detection.diameter_px, sweep)
+
+    def _only_part_of(self, detection: Detection) -> bool:
+        """A sighting far smaller than the tracked meteor: the colour test passed only the most
+        saturated part of a blurred streak (its centroid is then off along the streak)."""
+        diameter = self._recent_diameter()
+        return diameter is not None and detection.diameter_px < FAINT_SIZE_RATIO[0] * diameter
+
+    def _recent_diameter(self) -> float | None:
+        """The tracked meteor's apparent diameter (px): the median of its last sightings."""
+        diameters = [d for d in self._diam[-8:] if math.isfinite(d)]
+        return float(np.median(diameters)) if diameters else None
+
+    def _is_the_streak(self, detection: Detection, diameter_px: float) -> bool:
+        """A faint blob is the tracked meteor's streak when it holds one meteor's worth of colour (motion
+        blur spreads the disc's area, it does not add to it) and, when long, lies along the motion."""
+        low, high = FAINT_SIZE_RATIO
+        if not low <= detection.diameter_px / diameter_px <= high:
+            return False
+        x = self.tracker.x
+        if detection.elongation < 1.5 or detection.axis_rad is None or x is None:
+            return True
+        heading = math.atan2(x[3], x[2])
+        return abs(math.cos(detection.axis_rad - heading)) >= math.cos(math.radians(FAINT_MAX_TURN_DEG))
 
     def _record(self, frame_index: int, x: float, y: float, diameter: float, flag: int) -> None:
         self._frames.append(frame_index)

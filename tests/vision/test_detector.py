@@ -159,3 +159,60 @@ def test_small_search_window_falls_back_when_a_blob_is_cut():
     near = detector.candidates_near(frame, 302.0, 180.0, detector.search_reach(12.0, 4.0), large)
     assert len(near) == 1 and abs(near[0][0] - 330.0) < 2.0
     assert detector.candidates_near(frame, 302.0, 180.0, detector.search_reach(12.0, 4.0)) == []
+
+
+GREY_TABLE_BGR = (96, 96, 91)
+
+
+def _streak(table, x0, x1, y, diameter, steps=24):
+    """The meteor swept from x0 to x1 during the exposure: the mean of its positions."""
+    accumulated = np.zeros(table.shape, np.float32)
+    for k in range(steps):
+        accumulated += _disc(table, x0 + (x1 - x0) * (k + 0.5) / steps, y, diameter).astype(np.float32)
+    return (accumulated / steps).astype(np.uint8)
+
+
+def test_a_fast_streak_too_faint_for_the_colour_test_is_found_by_its_alpha():
+    # a 14 px meteor swept 40 px on a grey table: each pixel holds at most a third of the meteor's colour
+    table = _table()
+    table[:] = GREY_TABLE_BGR
+    detector = _detector(table)
+    frame = _streak(table, 280.0, 320.0, 150.0, 14.0)
+    assert detector.candidates(detector.reduce(frame)) == []  # washed out for the colour test
+    found = detector.faint_candidates_near(frame, 305.0, 152.0, 60.0, max_area_px=4000.0)
+    assert len(found) == 1
+    x, y, _area, _frac, label = found[0]
+    detection = detector.refine_faint(frame, x, y, detector.last_boxes[label])
+    assert detection.faint
+    assert abs(detection.x - 300.0) < 1.0 and abs(detection.y - 150.0) < 1.0
+    assert abs(detection.diameter_px - 14.0) < 2.0  # the alpha sum is the disc's area, blur or not
+    assert detection.elongation > 2.0
+    # a streak far larger than the tracked meteor's speed allows is not it
+    assert detector.faint_candidates_near(frame, 305.0, 152.0, 60.0, max_area_px=200.0) == []
+
+
+def test_the_faint_search_ignores_shadows_and_the_bare_table():
+    table = _table()
+    table[:] = GREY_TABLE_BGR
+    detector = _detector(table)
+    shadowed = table.copy()
+    cv2.ellipse(shadowed, (300, 150), (30, 8), 0, 0, 360, tuple(int(c * 0.6) for c in GREY_TABLE_BGR), -1)
+    assert detector.faint_candidates_near(shadowed, 300.0, 150.0, 60.0, max_area_px=4000.0) == []
+    assert detector.faint_candidates_near(table, 300.0, 150.0, 60.0, max_area_px=4000.0) == []
+
+
+def _touch(detector, frame, detection, sweep=(0.0, 0.0)):
+    detector.candidates(detector.reduce(frame))  # `touching` reads the last search's mask
+    return detector.touching(detection.x, detection.y, detection.diameter_px, sweep)
+
+
+def test_a_streaks_washed_out_ends_are_not_a_hand_but_a_hand_beside_it_is():
+    table = _table()
+    detector = _detector(table)
+    frame = _streak(table, 280.0, 310.0, 150.0, 18.0)  # 30 px in one frame
+    detection = _detect(detector, frame)
+    assert _touch(detector, frame, detection) > 0.2  # a ring round a still meteor crosses the streak
+    assert _touch(detector, frame, detection, (30.0, 0.0)) < 0.05
+    hand = frame.copy()
+    cv2.rectangle(hand, (275, 162), (320, 200), (150, 170, 215), -1)  # skin under the streak
+    assert _touch(detector, hand, detection, (30.0, 0.0)) > 0.2
