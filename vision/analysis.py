@@ -18,6 +18,7 @@ Runs once per launch when the meteor comes to rest (or is lost):
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
@@ -26,7 +27,7 @@ import numpy as np
 from calibration.rig import Rig
 from vision.flight import rest_start, segment_flight
 from vision.landing import RIM_BAND_MM, classify_point, herd_line_signed, outline_signed_mm
-from vision.release import estimate_release, release_spread, window_sigma_mm
+from vision.release import MOVE_DIAMETERS, MOVE_PX, estimate_release, release_spread, window_sigma_mm
 from vision.truth import required_table_bounces
 from vision.verdict import JudgedBounce, JudgedRelease, JudgedRest, Margin, Verdict
 
@@ -73,7 +74,14 @@ def times_of(frames: np.ndarray, fps: float) -> np.ndarray:
     return (frames - frames[0]) / fps if len(frames) else np.zeros(0)
 
 
-def _throw_start(px: np.ndarray, times: np.ndarray, stop: int, still_px: float = 0.8, min_run: int = 5) -> int:
+def _throw_start(
+    px: np.ndarray,
+    times: np.ndarray,
+    stop: int,
+    still_px: float = 0.8,
+    min_run: int = 5,
+    diameter_px: float = math.inf,
+) -> int:
     """Index where the throw begins: the end of the last still (held) run that a big move follows.
 
     While held the meteor barely moves; the throw then carries it tens of pixels within a quarter
@@ -82,6 +90,7 @@ def _throw_start(px: np.ndarray, times: np.ndarray, stop: int, still_px: float =
     if stop < 2:
         return 0
     steps = np.hypot(*np.diff(px[:stop], axis=0).T)
+    move_px = min(MOVE_PX, MOVE_DIAMETERS * diameter_px)
     best, run = 0, 0
     for index, step in enumerate(steps):
         run = run + 1 if step < still_px else 0
@@ -89,7 +98,7 @@ def _throw_start(px: np.ndarray, times: np.ndarray, stop: int, still_px: float =
             end = index + 1
             horizon = np.searchsorted(times, times[end] + 0.25)
             ahead = px[end : min(horizon, stop)]
-            if len(ahead) and np.max(np.hypot(*(ahead - px[end]).T)) > 40.0:
+            if len(ahead) and np.max(np.hypot(*(ahead - px[end]).T)) > move_px:
                 best = end
     return best
 
@@ -247,7 +256,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             size_scale = ratio
 
     # the first hand-free sightings: a run of three clear ones after the throw starts
-    throw_start = _throw_start(px, times, rest_index)
+    throw_start = _throw_start(px, times, rest_index, diameter_px=float(np.median(diam)))
     free_start = throw_start + 1
     while free_start < rest_index - 3 and not all(f in (0, 1) for f in flags[free_start : free_start + 3]):
         free_start += 1

@@ -66,7 +66,8 @@ HAND_SIZE_SIGMA = 0.15  # ... of a sighting touching the hand (partly covered: s
 SIZE_SCALE_SIGMA = 0.05  # prior on the detector's size scale
 HOLD_SECONDS = 0.12  # how much of the held-still stretch enters the fit
 STILL_PX = 1.2  # frame-to-frame motion of a held meteor (the hand trembles)
-MOVE_PX = 40.0  # a throw moves the meteor this far within THROW_HORIZON_S
+MOVE_PX = 40.0  # a throw moves the meteor this far within THROW_HORIZON_S ...
+MOVE_DIAMETERS = 2.0  # ... or this many of its apparent diameters, if less (a small meteor, a slow lob)
 THROW_HORIZON_S = 0.25
 SUBSAMPLES = 4  # sub-samples of each exposure
 HUBER = 2.5
@@ -474,8 +475,11 @@ def _arc_position(p0, v0, tau):
     return p0[None, :] + tau[:, None] * v0[None, :] + 0.5 * (tau * tau)[:, None] * GRAVITY[None, :]
 
 
-def _throw_start(px: np.ndarray, times: np.ndarray, stop: int) -> tuple[int, int] | None:
+def _throw_start(
+    px: np.ndarray, times: np.ndarray, stop: int, diameter_px: float = math.inf
+) -> tuple[int, int] | None:
     """(first, end) of the last held-still run that a big move follows; end is the first moving index."""
+    move_px = min(MOVE_PX, MOVE_DIAMETERS * diameter_px)
     best = None
     run_start = 0
     for index in range(1, stop):
@@ -485,7 +489,7 @@ def _throw_start(px: np.ndarray, times: np.ndarray, stop: int) -> tuple[int, int
             if index - run_start >= 4:
                 horizon = np.searchsorted(times, times[index] + THROW_HORIZON_S)
                 ahead = px[index : min(horizon, stop)]
-                if len(ahead) and np.max(np.hypot(*(ahead - px[index - 1]).T)) > MOVE_PX:
+                if len(ahead) and np.max(np.hypot(*(ahead - px[index - 1]).T)) > move_px:
                     best = (run_start, index)
             run_start = index
     return best
@@ -563,7 +567,7 @@ def estimate_release(
 
     # -- the hold and the start of the throw ---------------------------------------------------------
     upx = proj.undistort(px)
-    throw = _throw_start(upx, times, len(px))
+    throw = _throw_start(upx, times, len(px), float(np.median(diam)))
     if throw is None:
         return _unreliable("no held-still stretch before the throw (the release was not seen)", fps, e0, (e_lo, e_hi))
     run_first, moving = throw

@@ -226,3 +226,24 @@ def test_release_error_model_lookup(rule, kinds, rms, free, group, spread):
     if got is not None:
         sig = window_sigma_mm(got, np.array([-2.0, 0.0, 3.0]))
         assert sig[0] == sig[1] and sig[2] > sig[1]  # grows only before the estimate
+
+
+@pytest.mark.parametrize(
+    ("rule", "diameter_px", "found"),
+    [
+        ("a small meteor's slow lob moves 2.5 diameters: a throw", 12.0, True),
+        ("the same 30 px from a large meteor is a shuffle in the hand", 40.0, False),
+    ],
+)
+def test_a_throw_is_a_move_of_some_meteor_diameters_after_a_hold(rule, diameter_px, found):
+    from vision.release import _throw_start
+
+    fps = 60.0
+    hold = [(100.0 + 0.2 * (k % 2), 200.0) for k in range(12)]
+    lob = [(100.0 + 2.0 * k, 200.0) for k in range(1, 16)]  # 30 px in a quarter second
+    px = np.array(hold + lob)
+    times = np.arange(len(px)) / fps
+    throw = _throw_start(px, times, len(px), diameter_px)
+    assert (throw is not None) is found, rule
+    if found:
+        assert throw[1] == len(hold)  # the first moving sighting
