@@ -42,6 +42,10 @@ import numpy as np
 FAINT_MIN_ALPHA = 0.2
 FAINT_MAX_ANGLE_DEG = 25.0
 MIN_CONTRAST = 300.0  # |meteor − background|² below this: the meteor cannot be told from the table there
+# A hand near the meteor (`MeteorDetector.hand_nearby`): pixels of the ring 2–4 meteor diameters out whose
+# colour differs from the table's by more than this (summed over B, G, R, after the lighting's drift)
+HAND_RING_DIAMETERS = (2.0, 4.0)
+HAND_LEVEL = 25.0
 
 @dataclass(slots=True)
 class Detection:
@@ -469,6 +473,36 @@ class MeteorDetector:
             faint=True,
             axis_rad=0.5 * math.atan2(2.0 * mu11, mu20 - mu02),
         )
+
+    def hand_nearby(self, frame_bgr: np.ndarray, x: float, y: float, diameter_px: float) -> float:
+        """Fraction of the ring HAND_RING_DIAMETERS round the meteor that differs from the background.
+
+        A hand gripping the meteor has its palm there (the fingers reach forward to the meteor); a
+        meteor lying on its own has only the table round it. The difference is taken after the
+        window's overall brightness change (the room's lighting drifts): skin on wood differs from
+        the table by less than `touching`'s level, but far more than the table from itself.
+        """
+        if self.background is None:
+            return 0.0
+        s = self.scale
+        radius = diameter_px / 2 / s
+        inner, outer = (d * radius * 2 for d in HAND_RING_DIAMETERS)
+        window = self._small_window(x, y, (outer + 2) * s)
+        if window is None:
+            return 0.0
+        sx0, sy0, sx1, sy1 = window
+        small = self._reduce(frame_bgr[sy0 * s : sy1 * s, sx0 * s : sx1 * s], (sx1 - sx0, sy1 - sy0))
+        patch = small.astype(np.float32)
+        bg = self.background[sy0:sy1, sx0:sx1]
+        gain = np.median((patch + 1.0) / (bg + 1.0), axis=(0, 1))
+        diff = np.abs(patch - bg * gain).sum(axis=2)
+        dy = np.arange(sy0, sy1, dtype=np.float64)[:, None] + (0.5 - y / s)
+        dx = np.arange(sx0, sx1, dtype=np.float64)[None, :] + (0.5 - x / s)
+        dist = np.hypot(dx, dy)
+        ring = (dist >= inner) & (dist <= outer)
+        if not ring.any():
+            return 0.0
+        return float(np.mean(diff[ring] > HAND_LEVEL))
 
     def touching(self, x: float, y: float, diameter_px: float, sweep_px: tuple[float, float] = (0.0, 0.0)) -> float:
         """Fraction of a ring around the meteor covered by other foreground (a hand), shadows excluded.

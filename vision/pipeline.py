@@ -38,6 +38,10 @@ COASTED = 2
 HAND = 3  # touching a hand (or another foreground object): occluded, carried
 
 HAND_TOUCH = 0.2  # a sighting whose ring a hand covers more than this is touching the hand
+# a still meteor with more of the ring of `MeteorDetector.hand_nearby` changed is in a hand (generated
+# clips, seed 9005: 0.09–0.28 round held meteors, at most 0.001 round meteors at rest after a launch)
+HAND_NEARBY = 0.05
+PUSH_GROWTH = 1.1  # a push speeds the held meteor up by more than this factor per frame
 # a faint streak (`MeteorDetector.faint_candidates_near`) is looked for only when the tracked meteor
 # moves at least this many diameters per frame; its diameter must be in this range of the meteor's,
 # and a long one must point within this angle of the tracked motion
@@ -295,6 +299,8 @@ class LaunchJudge:
         self._still_count = 0
         self._unseen = 0
         self._hand.reset()
+        # where a hand the touch ring did not see holds the meteor (see `_hand_seen_nearby`)
+        self._unseen_hand_hold: tuple[float, float] | None = None
 
     def _set_state(self, state: State, frame_index: int, events: list[JudgeEvent], message: str = "") -> None:
         if state != self.state:
@@ -369,7 +375,7 @@ class LaunchJudge:
                 tracker.update(detection.x, detection.y, cfg.sigma_px * (3.0 if doubtful else 1.0))
             self._unseen = 0
             self._track_size = detection.diameter_px * detection.elongation
-            if self._touch(detection) > HAND_TOUCH:
+            if self._touch(detection) > HAND_TOUCH or self._hand_seen_nearby(frame_bgr, detection):
                 flag = HAND
             else:
                 flag = PARTIAL if detection.partial or detection.faint else SEEN
@@ -550,6 +556,12 @@ class LaunchJudge:
                 self._decide(frame_index, events, lost=True)
                 return
             if detection is not None and self._flags[-1] != HAND and self._is_still(rest_frames):
+                if self._carried_into_view() and self._hand_nearby(frame_bgr, detection):
+                    # still, but a hand holds it (its skin too like the table for the touch ring)
+                    self._hold_again(frame_index, rest_frames, events)
+                    self._unseen_hand_hold = (detection.x, detection.y)
+                    self._flags[-rest_frames:] = [HAND] * min(rest_frames, len(self._flags))
+                    return
                 self._decide(frame_index, events, lost=False)
             return
         if self.state == "at_rest":
@@ -595,6 +607,28 @@ class LaunchJudge:
             return False
         xs, ys = self._px[-2 * hold_frames :: 2], self._px[-2 * hold_frames + 1 :: 2]
         return max(xs) - min(xs) <= self._grip_tolerance_px() and max(ys) - min(ys) <= self._grip_tolerance_px()
+
+    def _hand_seen_nearby(self, frame_bgr: np.ndarray, detection: Detection) -> bool:
+        """While a hand the touch ring cannot see holds the meteor still, the palm nearby tells it is
+        held. Not once the throw moves it: the palm follows the meteor for a few frames after the
+        release, so only the touch ring can tell when it let go."""
+        hold = self._unseen_hand_hold
+        if self.state != "in_hand" or hold is None:
+            return False
+        if math.hypot(detection.x - hold[0], detection.y - hold[1]) > self._grip_tolerance_px():
+            # thrown: still in the hand while the push speeds it up (a free meteor's image speed
+            # changes little from frame to frame)
+            if len(self._px) < 4:
+                return False
+            step = math.hypot(detection.x - self._px[-2], detection.y - self._px[-1])
+            before = math.hypot(self._px[-2] - self._px[-4], self._px[-1] - self._px[-3])
+            if step < PUSH_GROWTH * before:
+                return False
+        return self._hand_nearby(frame_bgr, detection)
+
+    def _hand_nearby(self, frame_bgr: np.ndarray, detection: Detection) -> bool:
+        """A hand round the meteor (its palm a few diameters away): see `MeteorDetector.hand_nearby`."""
+        return self.detector.hand_nearby(frame_bgr, detection.x, detection.y, detection.diameter_px) > HAND_NEARBY
 
     def _carried_into_view(self) -> bool:
         """The meteor came into the picture over its edge, moving, and was never seen thrown from a

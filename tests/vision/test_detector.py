@@ -216,3 +216,18 @@ def test_a_streaks_washed_out_ends_are_not_a_hand_but_a_hand_beside_it_is():
     hand = frame.copy()
     cv2.rectangle(hand, (275, 162), (320, 200), (150, 170, 215), -1)  # skin under the streak
     assert _touch(detector, hand, detection, (30.0, 0.0)) > 0.2
+
+
+def test_a_palm_near_the_meteor_is_seen_through_a_lighting_drift():
+    table = _table()
+    detector = _detector(table)
+    brighter = np.clip(table.astype(np.float32) * 1.04, 0, 255).astype(np.uint8)  # the room's light drifts
+    alone = _disc(brighter, 300.0, 180.0, 16.0)
+    assert detector.hand_nearby(alone, 300.0, 180.0, 16.0) < 0.01
+    held = alone.copy()
+    palm = tuple(int(c) + 12 for c in TABLE_BGR)  # skin only a little off the table's colour
+    cv2.circle(held, (300 - 50, 180), 24, palm, -1)  # the palm, three diameters behind the meteor
+    assert detector.hand_nearby(held, 300.0, 180.0, 16.0) > 0.05
+    # the touch ring right round the meteor does not see that skin
+    detector.candidates(detector.reduce(held))
+    assert detector.touching(300.0, 180.0, 16.0) < 0.2

@@ -55,3 +55,15 @@ def test_the_hops_of_a_landing_into_the_box_are_not_table_bounces():
     labelled = [b.frame for b in clip.truth.bounces if b.surface == "table"]
     judged = [b.frame for b in verdict.bounces if b.surface == "table"]
     assert len(judged) == len(labelled) and all(abs(j - k) <= 2 for j, k in zip(judged, labelled, strict=True))
+
+
+@pytest.mark.skipif(not CLIPS, reason="no bundled sample clips")
+def test_a_meteor_carried_into_view_and_held_still_is_one_launch():
+    """clip_029: the hand carries the meteor in and holds it still before the flick. The hand's skin is
+    too like the table for the touch ring, but its palm round the meteor tells the hold from a rest,
+    so the carry is no launch of its own: one verdict, the flick's."""
+    clip = next(c for c in CLIPS if c.label_path.stem == "clip_029")
+    verdicts = run_judge(clip.video_path, clip.truth.scene, launch_mode=clip.truth.launch_mode).verdicts
+    assert len(verdicts) == 1
+    score = score_clip(clip.truth, verdicts, clip=clip.name)
+    assert score.judged["outcome"] == clip.truth.outcome or score.disputed

@@ -135,3 +135,24 @@ def test_the_stream_ends_while_a_flung_meteor_is_looked_for(judge, case, xs, ver
     judge.state = "in_hand"  # the tracker has given up on it; the clip ends before the wait is over
     judge.finish()
     assert len(judge.verdicts) == verdicts, case
+
+
+@pytest.mark.parametrize(
+    ("case", "xs", "next_x", "held"),
+    [
+        ("still in the grip", [400.0] * 8, 400.5, True),
+        ("the push speeds it up", [400.0] * 8 + [402.0, 406.0, 412.0], 420.0, True),
+        ("let go: its speed no longer grows", [400.0] * 8 + [402.0, 406.0, 412.0, 420.0], 428.0, False),
+    ],
+)
+def test_a_hand_the_touch_ring_misses_holds_the_meteor_until_the_push_ends(judge, monkeypatch, case, xs, next_x, held):
+    """After a carry into view whose hand only the palm ring saw, the palm round the meteor marks it held
+    while it is still and while the push speeds it up; not after, when the palm merely follows it."""
+    from vision.detector import Detection
+
+    _track(judge, xs, [HAND] * len(xs))
+    judge.state = "in_hand"
+    judge._unseen_hand_hold = (400.0, 300.0)
+    monkeypatch.setattr(judge, "_hand_nearby", lambda frame, detection: True)
+    detection = Detection(next_x, 300.0, 12.0, 1.0, 113.0)
+    assert judge._hand_seen_nearby(None, detection) is held, case
