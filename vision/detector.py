@@ -47,6 +47,7 @@ MIN_CONTRAST = 300.0  # |meteor − background|² below this: the meteor cannot 
 HAND_RING_DIAMETERS = (2.0, 4.0)
 HAND_LEVEL = 25.0
 
+
 @dataclass(slots=True)
 class Detection:
     """One meteor sighting, in full-resolution pixels."""
@@ -450,11 +451,7 @@ class MeteorDetector:
         area = float(stats[best, cv2.CC_STAT_AREA])
         if area < 3:
             return None
-        moments = cv2.moments(blob, binaryImage=True)
-        mu20, mu02, mu11 = moments["mu20"] / area, moments["mu02"] / area, moments["mu11"] / area
-        common = math.sqrt(max(0.0, ((mu20 - mu02) / 2) ** 2 + mu11**2))
-        lam_max = (mu20 + mu02) / 2 + common
-        lam_min = max(1e-6, (mu20 + mu02) / 2 - common)
+        lam_max, lam_min, axis_rad = _principal_axes(cv2.moments(blob, binaryImage=True))
         fringe = cv2.dilate(blob, _square(max(3, int(math.sqrt(lam_min)) | 1)))
         weights = cv2.multiply(np.clip(alpha, 0.0, 1.0), fringe, dtype=cv2.CV_32F)
         sums = cv2.moments(weights)
@@ -471,7 +468,7 @@ class MeteorDetector:
             area,
             bool(partial),
             faint=True,
-            axis_rad=0.5 * math.atan2(2.0 * mu11, mu20 - mu02),
+            axis_rad=axis_rad,
         )
 
     def hand_nearby(self, frame_bgr: np.ndarray, x: float, y: float, diameter_px: float) -> float:
@@ -662,10 +659,7 @@ class MeteorDetector:
         if area < 3:
             return None
         cx, cy = moments["m10"] / area + gx0, moments["m01"] / area + gy0
-        mu20, mu02, mu11 = moments["mu20"] / area, moments["mu02"] / area, moments["mu11"] / area
-        common = math.sqrt(max(0.0, ((mu20 - mu02) / 2) ** 2 + mu11**2))
-        lam_max = (mu20 + mu02) / 2 + common
-        lam_min = max(1e-6, (mu20 + mu02) / 2 - common)
+        lam_max, lam_min, _axis = _principal_axes(moments)
         elongation = float(math.sqrt(lam_max / lam_min))
         if elongation < 1.25:
             diameter = 2.0 * math.sqrt(area / math.pi)
@@ -711,6 +705,17 @@ class MeteorDetector:
                 cy = float(sums["m01"] / total) + fy
                 diameter = 2.0 * math.sqrt(total / math.pi)
         return Detection(float(cx + x0), float(cy + y0), float(diameter), elongation, float(area), bool(partial))
+
+
+def _principal_axes(moments: dict) -> tuple[float, float, float]:
+    """A blob's variances along its major and minor axes (px²) and the major axis's direction
+    (radians), from its `cv2.moments`."""
+    area = moments["m00"]
+    mu20, mu02, mu11 = moments["mu20"] / area, moments["mu02"] / area, moments["mu11"] / area
+    common = math.sqrt(max(0.0, ((mu20 - mu02) / 2) ** 2 + mu11**2))
+    lam_max = (mu20 + mu02) / 2 + common
+    lam_min = max(1e-6, (mu20 + mu02) / 2 - common)
+    return lam_max, lam_min, 0.5 * math.atan2(2.0 * mu11, mu20 - mu02)
 
 
 _OPEN_KERNEL = np.ones((2, 2), np.uint8)
