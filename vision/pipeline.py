@@ -38,8 +38,8 @@ COASTED = 2
 HAND = 3  # touching a hand (or another foreground object): occluded, carried
 
 HAND_TOUCH = 0.2  # a sighting whose ring a hand covers more than this is touching the hand
-# a still meteor with more of the ring of `MeteorDetector.hand_nearby` changed is in a hand (generated
-# clips, seed 9005: 0.09–0.28 round held meteors, at most 0.001 round meteors at rest after a launch)
+# a still meteor with more of the ring of `MeteorDetector.hand_nearby` changed is in a hand (14 generated
+# clips of seed 9005: 0.09–0.28 round the 10 held meteors, at most 0.001 round meteors at rest)
 HAND_NEARBY = 0.05
 PUSH_GROWTH = 1.1  # a push speeds the held meteor up by more than this factor per frame
 # a faint streak (`MeteorDetector.faint_candidates_near`) is looked for only when the tracked meteor
@@ -609,9 +609,9 @@ class LaunchJudge:
         return max(xs) - min(xs) <= self._grip_tolerance_px() and max(ys) - min(ys) <= self._grip_tolerance_px()
 
     def _hand_seen_nearby(self, frame_bgr: np.ndarray, detection: Detection) -> bool:
-        """While a hand the touch ring cannot see holds the meteor still, the palm nearby tells it is
-        held. Not once the throw moves it: the palm follows the meteor for a few frames after the
-        release, so only the touch ring can tell when it let go."""
+        """While a hand the touch ring cannot see holds the meteor, the palm nearby tells it is held:
+        while the meteor is still, and while the push speeds it up. Not after: the palm follows the
+        meteor for a few frames after the release, so it cannot tell when the hand let go."""
         hold = self._unseen_hand_hold
         if self.state != "in_hand" or hold is None:
             return False
