@@ -188,6 +188,8 @@ COUNTS = [
      (1, 1, 2)),
     ("a contact that looked above the table: out of the count, inside the bounds",
      [_impact(50), _impact(58, reasons=["apparent size 1.20× a table contact's: above the table"])], 70, (1, 1, 2)),
+    ("arcs that meet above the table: out of the count, inside the bounds",
+     [_impact(50), _impact(58, reasons=["the arcs meet 30 mm above the table"])], 70, (1, 1, 2)),
     ("a box impact after an unseen frame last seen over the table: may be a table bounce",
      [_box_impact_maybe_table(65)], 65, (0, 0, 1)),
     ("a doubtful approach speed: counted, inside the bounds", [_impact(50), _impact(58, reasons=[NEAR])], 70,
