@@ -103,6 +103,17 @@ def _throw_start(
     return best
 
 
+def _first_departure(px: np.ndarray, stop: int, diameter_px: float) -> int:
+    """The last index before the meteor first moves a diameter from where the track found it.
+
+    Without a clean hold (a jittery grip, noisy sightings of a small meteor) the throw still starts
+    no earlier than this: a sighting before it is no free flight, even one the touch ring saw free.
+    A track that starts in flight departs at once (index 0).
+    """
+    moved = np.flatnonzero(np.hypot(*(px[:stop] - px[0]).T) > diameter_px)
+    return max(0, int(moved[0]) - 1) if len(moved) else 0
+
+
 def _rest_surface(camera, rig: Rig, pose, rest_px: np.ndarray, rest_diam: float, scale_prior: float):
     """(surface kind, table xy) of a resting meteor, measured/predicted apparent size there, and the
     alternatives: every (kind, xy) the geometry allows.
@@ -257,6 +268,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
 
     # the first hand-free sightings: a run of three clear ones after the throw starts
     throw_start = _throw_start(px, times, rest_index, diameter_px=float(np.median(diam)))
+    if throw_start == 0:
+        throw_start = _first_departure(px, rest_index, float(np.median(diam)))
     free_start = throw_start + 1
     while free_start < rest_index - 3 and not all(f in (0, 1) for f in flags[free_start : free_start + 3]):
         free_start += 1

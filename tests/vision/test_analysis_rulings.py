@@ -7,7 +7,7 @@ import pytest
 
 from calibration.geometry import BoxPose
 from calibration.rig import Rig
-from vision.analysis import _bracketed_guess, possible_rulings, ruling_of
+from vision.analysis import _bracketed_guess, _first_departure, possible_rulings, ruling_of
 from vision.landing import herd_line_signed, herd_normal
 
 TRI = ("triceratops", "dinosaur", "triceratops")
@@ -86,3 +86,16 @@ def test_untrusted_release_reports_the_fit_frame_only_inside_the_bracket(
     rule, fit_frame, throw_start, free_start, expected
 ):
     assert _bracketed_guess(fit_frame, FRAMES, throw_start, free_start) == expected, rule
+
+
+@pytest.mark.parametrize(
+    ("rule", "xs", "expected"),
+    [
+        ("jittery grip, then thrown: the last sighting in the grip", [200, 202, 199, 203, 200, 210, 230], 4),
+        ("a track that starts in flight departs at once", [100, 130, 160, 190], 0),
+        ("never leaves the spot: no departure", [200, 201, 199, 202], 0),
+    ],
+)
+def test_without_a_clean_hold_the_throw_starts_where_the_meteor_leaves_its_spot(rule, xs, expected):
+    px = np.array([[float(x), 300.0] for x in xs])
+    assert _first_departure(px, len(px), diameter_px=8.0) == expected, rule
