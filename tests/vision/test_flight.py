@@ -245,3 +245,24 @@ def test_an_impact_after_an_unseen_frame_may_have_been_on_the_table(scene, rule,
     times = np.delete(t, range(last + 1, last + 1 + unseen_frames))  # the sightings' times
     arc_b = Stretch(last + 1, len(times), FLIGHT, np.zeros(6), np.eye(6), 0.0)
     assert _last_seen_over_table(arc_a, arc_b, times, 1 / FPS, box) is maybe, rule
+
+
+def test_the_release_point_ties_the_first_arc_firmly_across_the_camera_ray_and_loosely_along_it():
+    """The release fit knows the meteor's pixel well and its depth poorly (its height is 20–30 mm off
+    at the median): a first arc that starts 30 mm off the release point along the camera ray costs
+    little; 30 mm across it costs a lot."""
+    from vision.flight import RELEASE_ACROSS_MM, RELEASE_ALONG_MM, _perpendiculars, _surface_rows
+
+    t = np.arange(10) / FPS
+    p_rel = np.array([100.0, 50.0, 200.0])
+    ray = np.array([0.3, 0.1, -1.0]) / np.linalg.norm([0.3, 0.1, -1.0])
+    rows = _surface_rows(t, np.array([0]), np.array([10]), np.zeros(10, bool), FPS, 10.0, False, (0.0, p_rel, ray))
+
+    def cost(p0):
+        params = np.concatenate([p0, [1000.0, 0.0, 0.0]])  # the arc's position and velocity at t = 0
+        return sum(float(w[0] * (a[0] @ params - b[0]) ** 2) for a, b, w in rows)
+
+    assert cost(p_rel) == pytest.approx(0.0, abs=1e-9)
+    across = _perpendiculars(ray.reshape(1, 3))[0][0]
+    assert cost(p_rel + 30.0 * ray) == pytest.approx((30.0 / RELEASE_ALONG_MM) ** 2)
+    assert cost(p_rel + 30.0 * across) == pytest.approx((30.0 / RELEASE_ACROSS_MM) ** 2)
