@@ -38,6 +38,7 @@ EDGE_FAR_FROM_BOX_MM = 60.0  # a meteor leaving the picture this far from the bo
 FLIGHT_HEIGHT_MM = 15.0  # one sigma of the flight arcs' height at the first hand-free sighting
 MAX_UNSEEN_FRAMES = 4  # a gap this long in the flight before the box may hide a table bounce
 MOVING_PX = 2.0  # frame-to-frame motion of a meteor already in flight when the track starts
+HAND_SEEN_FRAMES = 6  # the hold's last sightings, where the touch ring must have seen the hand
 
 
 @dataclass
@@ -101,6 +102,15 @@ def _throw_start(
             if len(ahead) and np.max(np.hypot(*(ahead - px[end]).T)) > move_px:
                 best = end
     return best
+
+
+def _hand_seen_holding(flags: np.ndarray, throw_start: int) -> bool:
+    """Whether the touch ring saw the hand on the meteor in the hold's last sightings (or the track
+    starts in flight). Only then does a sighting it calls free mean the hand has let go: a hand whose
+    skin it misses makes every sighting of the hold and the push look free."""
+    if throw_start == 0:
+        return True
+    return bool(np.any(flags[max(0, throw_start - HAND_SEEN_FRAMES) : throw_start + 1] == 3))
 
 
 def _first_departure(px: np.ndarray, stop: int, diameter_px: float) -> int:
@@ -365,7 +375,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     else:  # no fit, or one outside the error model: its frame candidates are not to be trusted
         why = est.reason or f"clear-sighting RMS {est.rms_px:.1f} px, {est.free_frames} clear flight sightings"
         notes.append(f"release estimate unreliable ({why}): bracketed by the first hand-free sighting")
-    if herd is not None and late_lo - k * BRACKET_SIGMA_MM >= 0:
+    if herd is not None and late_lo - k * BRACKET_SIGMA_MM >= 0 and _hand_seen_holding(flags, throw_start):
         # even the latest possible release is clearly behind the line: certain, unless the release fit
         # says the meteor was still held beyond the line (then the hand-free sighting was not free)
         agrees = True in herd_set and (best_signed is None or best_signed >= 0)

@@ -7,7 +7,7 @@ import pytest
 
 from calibration.geometry import BoxPose
 from calibration.rig import Rig
-from vision.analysis import _bracketed_guess, _first_departure, possible_rulings, ruling_of
+from vision.analysis import _bracketed_guess, _first_departure, _hand_seen_holding, possible_rulings, ruling_of
 from vision.landing import herd_line_signed, herd_normal
 
 TRI = ("triceratops", "dinosaur", "triceratops")
@@ -99,3 +99,16 @@ def test_untrusted_release_reports_the_fit_frame_only_inside_the_bracket(
 def test_without_a_clean_hold_the_throw_starts_where_the_meteor_leaves_its_spot(rule, xs, expected):
     px = np.array([[float(x), 300.0] for x in xs])
     assert _first_departure(px, len(px), diameter_px=8.0) == expected, rule
+
+
+@pytest.mark.parametrize(
+    ("rule", "flags", "throw_start", "seen"),
+    [
+        ("the hand seen on the held meteor: its letting go can be seen", [3] * 10 + [0] * 5, 9, True),
+        ("a hold the touch ring saw as free: 'free' says nothing", [0] * 15, 9, False),
+        ("the hand seen only long before the throw", [3] * 2 + [0] * 13, 9, False),
+        ("the track starts in flight: no hold to see", [0] * 15, 0, True),
+    ],
+)
+def test_a_hand_free_sighting_means_let_go_only_where_the_hand_was_seen_holding(rule, flags, throw_start, seen):
+    assert _hand_seen_holding(np.array(flags), throw_start) is seen, rule
