@@ -27,7 +27,7 @@ import numpy as np
 from calibration.rig import Rig
 from vision.flight import rest_start, segment_flight
 from vision.landing import RIM_BAND_MM, classify_point, herd_line_signed, outline_signed_mm
-from vision.release import MOVE_DIAMETERS, MOVE_PX, estimate_release, release_spread, window_sigma_mm
+from vision.release import estimate_release, release_spread, throw_move_px, window_sigma_mm
 from vision.truth import required_table_bounces
 from vision.verdict import JudgedBounce, JudgedRelease, JudgedRest, Margin, Verdict
 
@@ -91,7 +91,7 @@ def _throw_start(
     if stop < 2:
         return 0
     steps = np.hypot(*np.diff(px[:stop], axis=0).T)
-    move_px = min(MOVE_PX, MOVE_DIAMETERS * diameter_px)
+    move_px = throw_move_px(diameter_px)
     best, run = 0, 0
     for index, step in enumerate(steps):
         run = run + 1 if step < still_px else 0
@@ -277,9 +277,10 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             size_scale = ratio
 
     # the first hand-free sightings: a run of three clear ones after the throw starts
-    throw_start = _throw_start(px, times, rest_index, diameter_px=float(np.median(diam)))
+    diameter_px = float(np.median(diam))
+    throw_start = _throw_start(px, times, rest_index, diameter_px=diameter_px)
     if throw_start == 0:
-        throw_start = _first_departure(px, rest_index, float(np.median(diam)))
+        throw_start = _first_departure(px, rest_index, diameter_px)
     free_start = throw_start + 1
     while free_start < rest_index - 3 and not all(f in (0, 1) for f in flags[free_start : free_start + 3]):
         free_start += 1

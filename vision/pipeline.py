@@ -546,7 +546,7 @@ class LaunchJudge:
                 events.append(JudgeEvent("release", frame_index, "meteor released (frame refined at the verdict)"))
             return
         if self.state == "in_flight":
-            hold_frames = max(3, int(round(0.1 * self.fps)))
+            hold_frames = self._hold_frames()
             if self._held_in_hand(hold_frames) and self._carried_into_view():
                 self._hold_again(frame_index, hold_frames, events)
                 return
@@ -560,7 +560,7 @@ class LaunchJudge:
                     # still, but a hand holds it (its skin too like the table for the touch ring)
                     self._hold_again(frame_index, rest_frames, events)
                     self._unseen_hand_hold = (detection.x, detection.y)
-                    self._flags[-rest_frames:] = [HAND] * min(rest_frames, len(self._flags))
+                    self._flags = [HAND] * len(self._flags)  # all that is kept is the hold
                     return
                 self._decide(frame_index, events, lost=False)
             return
@@ -595,6 +595,10 @@ class LaunchJudge:
             return
         self._hand.start(now_px - held_px, held_px, self._frames[first], diameter)
 
+    def _hold_frames(self) -> int:
+        """Sightings (0.1 s, at least 3) that make the meteor held still in a hand."""
+        return max(3, int(round(0.1 * self.fps)))
+
     def _grip_tolerance_px(self) -> float:
         """How far a held meteor wanders: a hand's grip jitters more than a meteor lying still (40 % of
         the meteor's size on the table)."""
@@ -606,7 +610,8 @@ class LaunchJudge:
         if len(self._flags) < hold_frames or any(f != HAND for f in self._flags[-hold_frames:]):
             return False
         xs, ys = self._px[-2 * hold_frames :: 2], self._px[-2 * hold_frames + 1 :: 2]
-        return max(xs) - min(xs) <= self._grip_tolerance_px() and max(ys) - min(ys) <= self._grip_tolerance_px()
+        tolerance = self._grip_tolerance_px()
+        return max(xs) - min(xs) <= tolerance and max(ys) - min(ys) <= tolerance
 
     def _hand_seen_nearby(self, frame_bgr: np.ndarray, detection: Detection) -> bool:
         """While a hand the touch ring cannot see holds the meteor, the palm nearby tells it is held:
@@ -651,7 +656,7 @@ class LaunchJudge:
     def _thrown_from_hold(self, predicted: bool = False) -> bool:
         """The track shows a throw: the meteor held still, then seen again beyond a launch's length away
         (with `predicted`, the tracker's own predictions while it coasted count as well)."""
-        hold_frames = max(3, int(round(0.1 * self.fps)))
+        hold_frames = self._hold_frames()
         n = len(self._frames)
         xs, ys = self._px[0::2], self._px[1::2]
         seen = [i for i in range(n) if self._flags[i] != COASTED]

@@ -475,11 +475,16 @@ def _arc_position(p0, v0, tau):
     return p0[None, :] + tau[:, None] * v0[None, :] + 0.5 * (tau * tau)[:, None] * GRAVITY[None, :]
 
 
+def throw_move_px(diameter_px: float) -> float:
+    """How far (px) a throw moves the meteor within THROW_HORIZON_S of leaving the hold."""
+    return min(MOVE_PX, MOVE_DIAMETERS * diameter_px)
+
+
 def _throw_start(
     px: np.ndarray, times: np.ndarray, stop: int, diameter_px: float = math.inf
 ) -> tuple[int, int] | None:
     """(first, end) of the last held-still run that a big move follows; end is the first moving index."""
-    move_px = min(MOVE_PX, MOVE_DIAMETERS * diameter_px)
+    move_px = throw_move_px(diameter_px)
     best = None
     run_start = 0
     for index in range(1, stop):
