@@ -21,6 +21,7 @@ from calibration.camera import CameraModel
 from footage.scenes import BoxSpec, Scene
 
 ARUCO = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
+NEAR_PLANE_MM = 20.0  # nearest depth in front of the camera a drawn hand point may have
 _MARKER_CACHE: dict[int, np.ndarray] = {}
 
 
@@ -519,8 +520,8 @@ class Renderer:
             return self.project(pts)
 
         shapes = []
-        shoulder = palm - fwd * 650 + up * 260 + side * 120
         wrist = palm - fwd * 55
+        shoulder = self._in_front(palm - fwd * 650 + up * 260 + side * 120, wrist)
         arm_dir = wrist - shoulder
         arm_dir /= np.linalg.norm(arm_dir)
         arm_side = np.cross(arm_dir, up)
@@ -541,6 +542,18 @@ class Renderer:
         thumb_tip = thumb_base + fwd * (45 + 20 * grip) + side * (12 - 10 * grip)
         shapes.append((ellipse((thumb_base + thumb_tip) / 2, (thumb_tip - thumb_base) / 2, side * 10), tuple(skin)))
         return shapes
+
+    def _in_front(self, point: np.ndarray, anchor: np.ndarray) -> np.ndarray:
+        """`point` moved towards `anchor` until it lies NEAR_PLANE_MM in front of the camera.
+
+        A shoulder behind the camera plane would project mirrored and draw the arm as a
+        frame-wide bow-tie; clipped at the near plane it is a large, correct polygon.
+        """
+        depth, anchor_depth = (np.array([point, anchor]) @ self.R.T + self.t)[:, 2]
+        if depth >= NEAR_PLANE_MM or anchor_depth <= NEAR_PLANE_MM:
+            return point
+        keep = (anchor_depth - NEAR_PLANE_MM) / (anchor_depth - depth)
+        return anchor + (point - anchor) * keep
 
     def _draw_hand(self, patch: np.ndarray, ox: int, oy: int, shapes) -> None:
         for pts, color in shapes:
