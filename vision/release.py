@@ -83,6 +83,7 @@ FLOOR_SIGMA_MM = 2.0  # a fitted centre below one radius is inside the table: pe
 N_PARAMS = 10  # t0, t_r, P_h, a, size scale, impact time
 IMPACT_HORIZON_S = 1.0  # how far after the throw to look for the first impact
 KINK_PENALTY = 60.0  # chi² cost of a kink in the pixel track (as the judge's bounce finder)
+MIN_CAMERA_DEPTH_MM = 250.0  # a release point nearer the camera than this is a failed fit (dev: ≥ 669 mm)
 HAND_SIGMA_FRAMES = 0.35  # one sigma of the hand's release time (vision.hand; dev tracks: 80 % in the frame)
 
 
@@ -433,6 +434,11 @@ def _fit(theta, data, proj, size_prior, D, iterations=30):
 
 
 # ---- starting values ----------------------------------------------------------------------------
+def _depth_mm(proj: _Projector, point_mm: np.ndarray) -> float:
+    """How far in front of the camera a table-frame point lies (negative: behind it)."""
+    return float((np.asarray(point_mm, np.float64) @ proj.R.T + proj.t)[2])
+
+
 def _ray_rows(proj: _Projector, camera: CameraModel, px: np.ndarray):
     """Unit rays and two unit perpendiculars of each pixel (for the linear arc fit)."""
     d = camera.rays(px)
@@ -790,7 +796,7 @@ def estimate_release(
     if hand is None and t0 < times[moving - 1] - 1.5 / fps:
         reasons.append("the fitted push starts while the meteor is seen held still (not a push from rest)")
         kinds.append("push_in_hold")
-    if p_r[2] < radius * 0.5 or p_r[2] > 2000:
+    if p_r[2] < radius * 0.5 or p_r[2] > 2000 or _depth_mm(proj, p_r) < MIN_CAMERA_DEPTH_MM:
         reasons.append("implausible release height")
         kinds.append("height")
 

@@ -247,3 +247,17 @@ def test_a_throw_is_a_move_of_some_meteor_diameters_after_a_hold(rule, diameter_
     assert (throw is not None) is found, rule
     if found:
         assert throw[1] == len(hold)  # the first moving sighting
+
+
+def test_a_release_fitted_next_to_the_camera_is_not_trusted():
+    """A fit that puts the release within `MIN_CAMERA_DEPTH_MM` of the lens (held-out 9012 clip_025 put
+    it 250 mm above an overhead camera, from meteor sizes shrunk by blur) is a failed fit, however small
+    its residuals: it would move the first arc's ground points by hundreds of millimetres."""
+    camera = _camera()
+    forward = camera.rotation[2]
+    near_lens = camera.center_mm + 200.0 * forward
+    track, camera, truth = _synthetic_track(seed=8, release=tuple(near_lens), v=(1500.0, 100.0, -200.0), T=0.1)
+    est = estimate_release(track, camera, D, exposure_range=(0.7, 0.7))
+    assert np.hypot(*(np.array(est.table_mm) - truth["point"][:2])) < 20.0  # the fit itself is right ...
+    assert not est.reliable  # ... but no real throw is released there
+    assert "implausible release height" in est.reason
