@@ -73,16 +73,18 @@ def test_herd_sign_follows_where_the_meteor_comes_from():
 FRAMES = np.array([10, 11, 12, 14, 15, 16, 18])  # sighted frames (13 and 17 hidden)
 # (rule, the fit's frame, throw-start index, first hand-free index, reported sighting's index)
 GUESSES = [
-    ("no fit: the first hand-free sighting", None, 1, 5, 5),
+    ("no fit: the sighting at or before 0.7 of the way from the throw's start (11) to the first free one (18)",
+     None, 1, 6, 4),
     ("fit inside the bracket: its sighting", 14, 1, 5, 3),
     ("fit on a hidden frame: the sighting before it", 13, 1, 5, 2),
-    ("fit before the throw started: the bracket's end", 10, 1, 5, 5),
-    ("fit after the first hand-free sighting: the bracket's end", 18, 1, 5, 5),
+    ("fit before the throw started: 0.7 of the way (frame 15.9)", 10, 1, 6, 4),
+    ("fit after the first hand-free sighting: 0.7 of the way (frame 14.5)", 18, 1, 5, 3),
+    ("nothing sighted inside the bracket: the throw's start", None, 1, 2, 1),
 ]
 
 
 @pytest.mark.parametrize(("rule", "fit_frame", "throw_start", "free_start", "expected"), GUESSES)
-def test_untrusted_release_reports_the_fit_frame_only_inside_the_bracket(
+def test_untrusted_release_reports_the_fit_frame_inside_the_bracket_else_seven_tenths_of_it(
     rule, fit_frame, throw_start, free_start, expected
 ):
     assert _bracketed_guess(fit_frame, FRAMES, throw_start, free_start) == expected, rule

@@ -229,6 +229,25 @@ def test_release_error_model_lookup(rule, kinds, rms, free, group, spread):
 
 
 @pytest.mark.parametrize(
+    ("rule", "kinds", "fps", "typical"),
+    [
+        ("a push-in-hold fit is typically 0.07 s late: 4 frames at 60 fps", ("push_in_hold",), 60.0, 4),
+        ("... 2 frames at 30 fps", ("push_in_hold",), 30.0, 2),
+        ("a clean fit is unbiased", (), 60.0, 0),
+        ("a hand-timed fit is unbiased", ("hand",), 60.0, 0),
+    ],
+)
+def test_the_best_guess_inside_the_release_window(rule, kinds, fps, typical):
+    from vision.release import ReleaseEstimate, release_spread
+
+    est = ReleaseEstimate(t_release_s=1.0, sigma_s=0.01, frame=60, candidates=[], p_r=np.zeros(3), v_r=np.ones(3),
+                          rms_px=0.5, reliable=not kinds, reason_kinds=tuple(kinds), free_frames=10, fps=fps)
+    spread = release_spread(est)
+    assert spread is not None and spread.typical_late_frames == typical, rule
+    assert spread.typical_late_frames <= spread.late_frames  # the guess stays inside the window
+
+
+@pytest.mark.parametrize(
     ("rule", "diameter_px", "found"),
     [
         ("a small meteor's slow lob moves 2.5 diameters: a throw", 12.0, True),
