@@ -266,3 +266,32 @@ def test_the_release_point_ties_the_first_arc_firmly_across_the_camera_ray_and_l
     across = _perpendiculars(ray.reshape(1, 3))[0][0]
     assert cost(p_rel + 30.0 * ray) == pytest.approx((30.0 / RELEASE_ALONG_MM) ** 2)
     assert cost(p_rel + 30.0 * across) == pytest.approx((30.0 / RELEASE_ACROSS_MM) ** 2)
+
+
+@pytest.mark.parametrize(
+    ("rule", "rim_point_box_mm", "outward_mm", "maybe_rim"),
+    [
+        ("a table contact under the ray through a rim contact: it may have been on the rim", (0.0, -1.0), 0.0, True),
+        ("the same beside the other long side", (0.0, 1.0), 0.0, True),
+        ("a table contact whose ray passes 80 mm outside the rim: the table", (0.0, -1.0), 80.0, False),
+    ],
+)
+def test_a_table_contact_whose_camera_ray_crosses_the_rim_may_be_a_rim_contact(
+    scene, rule, rim_point_box_mm, outward_mm, maybe_rim
+):
+    """Held-out 9009 clip_011: a rim hit at 30 fps was placed on the table 24 mm outside the outline
+    (its height is the least certain coordinate), and counted as the bounce that made a void launch valid."""
+    from vision.flight import _Box
+
+    camera, pose, rig, _ = scene
+    radius = rig.meteor.diameter_mm / 2
+    box = _Box(rig, pose, radius)
+    _, hy = rig.box.outline_mm[2]
+    side = np.array(rim_point_box_mm)
+    rim_contact_box = side * (hy + outward_mm)
+    rim_contact = np.append(pose.box_to_table(rim_contact_box[None])[0], box.rim)
+    centre = camera.center_mm
+    along = (box.table - centre[2]) / (rim_contact[2] - centre[2])
+    table_contact = centre + along * (rim_contact - centre)  # the same pixel, on the table
+    assert box.surface(table_contact) == "table"  # a contact the arcs would place on the table
+    assert box.rim_on_ray(centre, table_contact) is maybe_rim, rule
