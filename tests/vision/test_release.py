@@ -188,11 +188,11 @@ def test_bundled_clip_release():
 
 # (rule, unreliability reasons, clear-sighting RMS px, clear flight sightings, group, (late, early) or None)
 ERROR_MODEL_TABLE = [
-    ("a clean fit", (), 0.4, 12, "clean", (7, 2)),
+    ("a clean fit", (), 0.4, 12, "clean", (3, 2)),
     ("meteor hidden at the release only", ("hidden",), 0.5, 10, "hidden", (4, 2)),
-    ("push starts in the hold", ("push_in_hold",), 0.5, 10, "push", (11, 3)),
-    ("push in hold and hidden: the push's spread", ("push_in_hold", "hidden"), 0.5, 10, "push", (11, 3)),
-    ("the hand's release time", ("hand",), 0.5, 10, "hand", (2, 2)),
+    ("push starts in the hold", ("push_in_hold",), 0.5, 10, "push", (11, 1)),
+    ("push in hold and hidden: the push's spread", ("push_in_hold", "hidden"), 0.5, 10, "push", (11, 1)),
+    ("the hand's release time", ("hand",), 0.5, 10, "hand", (2, 1)),
     ("the hand's time, the meteor hidden round it: unchecked", ("hand", "hidden"), 0.5, 10, "hidden", (4, 2)),
     ("uncertain release time: unusable", ("sigma",), 0.5, 10, "bad", None),
     ("implausible height: unusable", ("hidden", "height"), 0.5, 10, "bad", None),
