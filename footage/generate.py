@@ -590,13 +590,10 @@ def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int) -> dict:
     frame_count = int(math.ceil(max(end, lead + 1.6) * fps))
     timing = Timing(fps, exposure, frame_count)
     events = events_of(scene, traj, timing, t_release, visible)
-    # the herd, placed relative to the labelled release point, across the box's direction; a throw that
-    # heads away from it (a rim lob thrown back along the box from beyond its centre) across its own: the
-    # launcher's side is always behind the meteor's flight
-    across = launch_dir if float(np.dot(forward[:2], launch_dir[:2])) >= 0 else forward
-    launcher_side = events.release_point[:2] - across[:2] * 1000
+    # the herd, placed relative to the labelled release point
+    launcher_side = events.release_point[:2] - launch_dir[:2] * 1000
     offset = _herd_offset(rng, case)
-    normal = -across[:2] / np.linalg.norm(across[:2])
+    normal = -launch_dir[:2]
     tilt = np.radians(rng.uniform(-8, 8))
     normal = np.array([normal[0] * math.cos(tilt) - normal[1] * math.sin(tilt),
                        normal[0] * math.sin(tilt) + normal[1] * math.cos(tilt)])
