@@ -296,6 +296,10 @@ def _rim_lob(rng: np.random.Generator, scene: Scene) -> tuple[np.ndarray, np.nda
         if best is None or score > best[0]:
             best = (score, ends, direction)
     _, ends, direction = best
+    if float(np.dot(direction, pose.translation_mm)) < 0:
+        # thrown from the side's end nearer the launcher (at the origin, the box ahead) towards the far
+        # one: from the far end the throw came back over the box, its release beyond the herd line
+        ends, direction = ends[::-1], -direction
     target = ends[0] + (ends[1] - ends[0]) * rng.uniform(0.05, 0.35)
     release = target - direction * rng.uniform(180, 320) + np.array([-direction[1], direction[0]]) * rng.normal(0, 2)
     return target, release, box.rim_height + scene.meteor_radius

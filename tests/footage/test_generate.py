@@ -67,3 +67,27 @@ def test_a_simulated_rest_that_still_creeps_is_redrawn_not_fatal(tmp_path: Path,
     info = generate.generate_clip(tmp_path, 123, seed=9007)
     label = load_label(tmp_path / info["label"])
     assert label.rest is not None and label.frame_count == written["frames"]
+
+
+def _signed_from_herd_line(label, point_xy) -> float:
+    """Signed distance from the label's herd line, oriented as the label's release distance."""
+    import numpy as np
+
+    start, end = np.asarray(label.scene.herd_line_mm, dtype=float)
+    normal = np.array([start[1] - end[1], end[0] - start[0]]) / np.linalg.norm(end - start)
+    release = np.asarray(label.release.table_mm)
+    if (release - start) @ normal * label.release.herd_line_signed_mm < 0:
+        normal = -normal
+    return float((np.asarray(point_xy) - start) @ normal)
+
+
+@pytest.mark.parametrize(("index", "seed"), [(FAST, 5), (138, 9011), (11, 0)])
+def test_the_meteor_flies_from_the_launchers_side_of_the_herd_line(tmp_path: Path, index: int, seed: int):
+    """A rim lob (seed 9011 clip 138; bundled clip 11) was thrown back along the box from its far end:
+    released between the box and the herd line, its label called the box's side the launcher's (the
+    judge, rightly, disagreed). The meteor now flies from the launcher's side, as in every other case:
+    it rests beyond the line from its release."""
+    generate_clip(tmp_path, index, seed=seed)
+    label = load_label(tmp_path / f"clip_{index:03d}.json")
+    assert label.rest is not None
+    assert _signed_from_herd_line(label, label.rest.table_mm) < label.release.herd_line_signed_mm
