@@ -66,10 +66,12 @@ def classify_point(rig: Rig, pose: BoxPose, table_xy: np.ndarray, on_rim: bool =
 def herd_normal(rig: Rig, pose: BoxPose, herd_line_mm=None, direction=None) -> np.ndarray | None:
     """Unit vector across the herd line pointing to the launcher's side.
 
-    The launcher's side is the side the meteor comes *from*: opposite `direction` (its ground
-    velocity at the release, or its displacement over the flight) when that is given. Without a
-    direction it falls back to the side away from the box centre, which is wrong when the line
-    crosses the box.
+    The launcher's side is the side away from the box, when the whole box lies on one side of the
+    line (the label format's definition). Only a line through the box leaves it to the meteor: the
+    side it comes *from*, opposite `direction` (its ground velocity at the release, or its
+    displacement over the flight), when that is given, else the side away from the box centre. A
+    fitted release velocity can point backwards (dev 9008 clip_082: a downward throw); the box
+    cannot.
     """
     line = herd_line_mm if herd_line_mm is not None else rig.herd_line_mm
     if line is None:
@@ -77,10 +79,13 @@ def herd_normal(rig: Rig, pose: BoxPose, herd_line_mm=None, direction=None) -> n
     start, end = np.asarray(line, dtype=np.float64).reshape(2, 2)
     along = (end - start) / np.linalg.norm(end - start)
     normal = np.array([-along[1], along[0]])
-    if direction is not None and float(np.hypot(*np.asarray(direction, dtype=np.float64)[:2])) > 1e-9:
+    box_sides = (box_outline_table(rig, pose) - start) @ normal
+    box_on_one_side = bool(np.all(box_sides > 0) or np.all(box_sides < 0))
+    has_direction = direction is not None and float(np.hypot(*np.asarray(direction, dtype=np.float64)[:2])) > 1e-9
+    if has_direction and not box_on_one_side:
         if float(np.dot(np.asarray(direction, dtype=np.float64)[:2], normal)) > 0:
             normal = -normal
-    elif np.dot(box_outline_table(rig, pose).mean(axis=0) - start, normal) > 0:
+    elif float(np.mean(box_sides)) > 0:
         normal = -normal
     return normal
 

@@ -58,16 +58,24 @@ def test_ruling_of_follows_the_rules():
     assert ruling_of(True, False, TRI) == ("void", None, False)
 
 
-def test_herd_sign_follows_where_the_meteor_comes_from():
-    """The launcher's side is the one the meteor comes from, even when the line crosses the box."""
+def test_herd_sign_is_positive_away_from_the_box_whatever_the_fitted_velocity():
+    """The label format's launcher side is the side away from the box. A fitted release velocity can
+    point backwards (dev 9008 clip_082, a downward throw); with the box wholly on one side of the line
+    it does not flip the sign. The box spans x 440–760 here."""
     line = ((300.0, -500.0), (300.0, 500.0))
     towards_plus_x = np.array([1000.0, 0.0])
-    towards_minus_x = -towards_plus_x
-    assert herd_line_signed(RIG, POSE, np.array([250.0, 0.0]), line, towards_plus_x) == pytest.approx(50.0)
-    assert herd_line_signed(RIG, POSE, np.array([250.0, 0.0]), line, towards_minus_x) == pytest.approx(-50.0)
-    assert herd_normal(RIG, POSE, line, towards_plus_x) @ towards_plus_x < 0
-    many = herd_line_signed(RIG, POSE, np.array([[250.0, 0.0], [320.0, 5.0]]), line, towards_plus_x)
+    for direction in (towards_plus_x, -towards_plus_x, None):
+        assert herd_line_signed(RIG, POSE, np.array([250.0, 0.0]), line, direction) == pytest.approx(50.0)
+    assert herd_normal(RIG, POSE, line, -towards_plus_x) @ towards_plus_x < 0
+    many = herd_line_signed(RIG, POSE, np.array([[250.0, 0.0], [320.0, 5.0]]), line, -towards_plus_x)
     assert np.allclose(many, [50.0, -20.0])
+
+
+def test_herd_sign_follows_where_the_meteor_comes_from_when_the_line_crosses_the_box():
+    line = ((600.0, -500.0), (600.0, 500.0))  # through the box's middle: no side is away from it
+    towards_plus_x = np.array([1000.0, 0.0])
+    assert herd_line_signed(RIG, POSE, np.array([550.0, 0.0]), line, towards_plus_x) == pytest.approx(50.0)
+    assert herd_line_signed(RIG, POSE, np.array([550.0, 0.0]), line, -towards_plus_x) == pytest.approx(-50.0)
 
 
 FRAMES = np.array([10, 11, 12, 14, 15, 16, 18])  # sighted frames (13 and 17 hidden)
