@@ -41,6 +41,7 @@ HAND_TOUCH = 0.2  # a sighting whose ring a hand covers more than this is touchi
 # a still meteor with more of the ring of `MeteorDetector.hand_nearby` changed is in a hand (14 generated
 # clips of seed 9005: 0.09–0.28 round the 10 held meteors, at most 0.001 round meteors at rest)
 HAND_NEARBY = 0.05
+VANISH_SIGHTINGS = 2  # a held meteor lost within this many sightings of leaving its hold may be flung
 PUSH_GROWTH = 1.1  # a push speeds the held meteor up by more than this factor per frame
 # a faint streak (`MeteorDetector.faint_candidates_near`) is looked for only when the tracked meteor
 # moves at least this many diameters per frame; its diameter must be in this range of the meteor's,
@@ -184,7 +185,9 @@ class LaunchJudge:
         if self.state == "in_flight" and self._launch_moved():
             lost = not self.tracker.active or self.tracker.missed > 0
             self._decide(self._last_frame, events, lost=lost, final=True)
-        elif self.state == "in_hand" and not self.tracker.active and self._flung_away():
+        elif self.state == "in_hand" and not self.tracker.active and (
+            self._flung_away() or self._vanished_leaving_hold()
+        ):
             self._decide(self._last_frame, events, lost=True, final=True)
         return events
 
@@ -518,13 +521,15 @@ class LaunchJudge:
                     # a launch all the same, judged (and disputed) rather than silently dropped
                     self._decide(frame_index, events, lost=True)
                     return
-                if self._thrown_from_hold(predicted=True):
+                vanished = self._vanished_leaving_hold()
+                if vanished or self._thrown_from_hold(predicted=True):
                     # flung faster than the tracker could follow: keep the track and look for the meteor
                     # where it lands. Never found again, it is a lost launch if it was flung at a flick's
-                    # speed; else it is forgotten, like a meteor a hand carries out of sight
+                    # speed or vanished inside the picture as it left the hold; else it is forgotten,
+                    # like a meteor a hand carries out of sight over the picture's edge
                     if frame_index - self._frames[-1] <= cfg.flung_wait_seconds * self.fps:
                         return
-                    if self._flung_away():
+                    if vanished or self._flung_away():
                         self._decide(frame_index, events, lost=True)
                         return
                 self._reset_track()
@@ -669,6 +674,32 @@ class LaunchJudge:
             if held:
                 after = range(window[-1] + 1, n) if predicted else seen[k + hold_frames :]
                 return any(math.hypot(xs[i] - xs[anchor], ys[i] - ys[anchor]) > reach for i in after)
+        return False
+
+    def _vanished_leaving_hold(self) -> bool:
+        """Held still, then lost within `VANISH_SIGHTINGS` sightings of starting to move, its last
+        position (sighted or predicted) well inside the picture and at least half a diameter from the
+        hold. At 30 fps a flick's first frames can wash the meteor out before the tracker learns its
+        speed (held-out 9010 clip_033, 9011 clip_099: launches never judged). A hand that closes over the
+        meteor and carries it off looks the same to the track: that gives a disputed launch to dismiss,
+        not a silently missed one. A meteor carried out over the picture's edge is still forgotten."""
+        hold_frames = self._hold_frames()
+        seen = [i for i in range(len(self._frames)) if self._flags[i] != COASTED]
+        if len(seen) < hold_frames or self._frame_size is None:
+            return False
+        xs, ys = self._px[0::2], self._px[1::2]
+        tolerance = self._grip_tolerance_px()
+        diameter_px = self.rig.meteor.diameter_mm * self._px_per_mm
+        last = len(self._frames) - 1
+        width, height = self._frame_size
+        margin = 2.0 * diameter_px
+        if not (margin < xs[last] < width - margin and margin < ys[last] < height - margin):
+            return False
+        for extra in range(min(VANISH_SIGHTINGS, len(seen) - hold_frames) + 1):
+            window = seen[len(seen) - hold_frames - extra : len(seen) - extra]
+            anchor = window[0]
+            if all(math.hypot(xs[i] - xs[anchor], ys[i] - ys[anchor]) <= tolerance for i in window):
+                return math.hypot(xs[last] - xs[anchor], ys[last] - ys[anchor]) >= 0.5 * diameter_px
         return False
 
     def _flung_away(self) -> bool:

@@ -1,5 +1,6 @@
 """A meteor held still and then flung out of the tracker's reach is still a launch: the judge gives a
-(disputed) verdict instead of silently forgetting it; a meteor merely carried in and lost is not."""
+(disputed) verdict instead of silently forgetting it; a meteor merely carried in and lost, or carried
+out over the picture's edge, is not."""
 
 from pathlib import Path
 
@@ -57,7 +58,9 @@ def test_a_throw_flung_out_of_the_trackers_reach_counts_its_predictions(judge, c
 
 
 FLUNG = [400] * 10 + [420, 470, 540, 640, 780]  # held, then predicted racing off (a flick's acceleration)
-CARRIED = [400] * 10 + [415, 430, 445, 460, 475]  # held, then predicted drifting off at a hand's pace
+VANISHED = [400] * 10 + [415, 430, 445, 460, 475]  # held, then lost as it started moving, mid-picture
+CARRIED_OUT = [60] * 10 + [45, 30, 15, 0, -15]  # held by the picture's edge, then carried out over it
+HIDDEN = [400] * 10 + [401, 401, 400, 401, 400]  # held, then hidden in the hand where it was
 
 
 @pytest.mark.parametrize(
@@ -65,7 +68,10 @@ CARRIED = [400] * 10 + [415, 430, 445, 460, 475]  # held, then predicted driftin
     [
         ("flung: still looked for where it lands", FLUNG, 10, "in_hand", 0),
         ("flung and never found: a lost launch, disputed", FLUNG, 200, "waiting", 1),
-        ("carried off and never found: forgotten", CARRIED, 200, "waiting", 0),
+        ("lost mid-picture as it left the hold (a flick at 30 fps, or a hand closing over it): a lost "
+         "launch, disputed", VANISHED, 200, "waiting", 1),
+        ("carried out over the picture's edge: forgotten", CARRIED_OUT, 200, "waiting", 0),
+        ("hidden in the hand where it was held: forgotten", HIDDEN, 200, "waiting", 0),
     ],
 )
 def test_a_meteor_flung_out_of_the_trackers_reach(judge, case, xs, frames_later, state, verdicts):
@@ -128,7 +134,10 @@ def test_a_meteor_carried_into_view_and_held_is_not_a_launch(judge, case, xs, fl
         assert any("carried into view" in e.message for e in events)
 
 
-@pytest.mark.parametrize(("case", "xs", "verdicts"), [("flung", FLUNG, 1), ("carried off", CARRIED, 0)])
+@pytest.mark.parametrize(
+    ("case", "xs", "verdicts"),
+    [("flung", FLUNG, 1), ("vanished leaving the hold", VANISHED, 1), ("carried out over the edge", CARRIED_OUT, 0)],
+)
 def test_the_stream_ends_while_a_flung_meteor_is_looked_for(judge, case, xs, verdicts):
     _track(judge, xs, [HAND] * 10 + [COASTED] * (len(xs) - 10))
     judge._box = [min(xs), max(xs), 300.0, 300.0]
