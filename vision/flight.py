@@ -26,7 +26,7 @@ well above it (`MEET_ABOVE_TABLE_MM`: the arcs never reach the table there). A b
 after an unseen frame, the meteor last seen over the table, may have been a table bounce: it
 widens the bounds (`FlightImpact.maybe_table`). So does a table contact whose camera ray passes over
 the rim at rim-contact height (`_Box.rim_on_ray`): its height is its least certain coordinate, and a
-rim hit next to the box can fit arcs that meet on the table (held-out 9009 clip_011, 30 fps).
+rim hit next to the box can fit arcs that meet on the table (dev seed 9009 clip_011, 30 fps).
 """
 
 from __future__ import annotations
