@@ -645,11 +645,14 @@ class LaunchJudge:
         hold: the launcher carried it in (a launch needs a release in view, from behind the herd line)."""
         if not self._frames or self._frame_size is None:
             return False
+        return self._near_edge(self._px[0], self._px[1]) and not self._thrown_from_hold()
+
+    def _near_edge(self, x: float, y: float) -> bool:
+        """Within two of the meteor's diameters (on the table) of the picture's edge."""
+        assert self._frame_size is not None
         width, height = self._frame_size
-        x, y = self._px[0], self._px[1]
         margin = 2.0 * self.rig.meteor.diameter_mm * self._px_per_mm
-        at_edge = x < margin or y < margin or x > width - margin or y > height - margin
-        return at_edge and not self._thrown_from_hold()
+        return not (margin < x < width - margin and margin < y < height - margin)
 
     def _hold_again(self, frame_index: int, hold_frames: int, events: list[JudgeEvent]) -> None:
         """Back to `in_hand`: the launch starts from this hold (the carry into view is dropped)."""
@@ -670,8 +673,7 @@ class LaunchJudge:
         for k in range(len(seen) - hold_frames):
             anchor = seen[k]
             window = seen[k : k + hold_frames]
-            held = all(math.hypot(xs[i] - xs[anchor], ys[i] - ys[anchor]) <= tolerance for i in window)
-            if held:
+            if self._still_over(window, tolerance):
                 after = range(window[-1] + 1, n) if predicted else seen[k + hold_frames :]
                 return any(math.hypot(xs[i] - xs[anchor], ys[i] - ys[anchor]) > reach for i in after)
         return False
@@ -688,19 +690,22 @@ class LaunchJudge:
         if len(seen) < hold_frames or self._frame_size is None:
             return False
         xs, ys = self._px[0::2], self._px[1::2]
+        last = len(self._frames) - 1
+        if self._near_edge(xs[last], ys[last]):
+            return False
         tolerance = self._grip_tolerance_px()
         diameter_px = self.rig.meteor.diameter_mm * self._px_per_mm
-        last = len(self._frames) - 1
-        width, height = self._frame_size
-        margin = 2.0 * diameter_px
-        if not (margin < xs[last] < width - margin and margin < ys[last] < height - margin):
-            return False
         for extra in range(min(VANISH_SIGHTINGS, len(seen) - hold_frames) + 1):
             window = seen[len(seen) - hold_frames - extra : len(seen) - extra]
-            anchor = window[0]
-            if all(math.hypot(xs[i] - xs[anchor], ys[i] - ys[anchor]) <= tolerance for i in window):
+            if self._still_over(window, tolerance):
+                anchor = window[0]
                 return math.hypot(xs[last] - xs[anchor], ys[last] - ys[anchor]) >= 0.5 * diameter_px
         return False
+
+    def _still_over(self, window: list[int], tolerance_px: float) -> bool:
+        """Every sighting of `window` (track indices) within `tolerance_px` of its first: a hold."""
+        x0, y0 = self._px[2 * window[0]], self._px[2 * window[0] + 1]
+        return all(math.hypot(self._px[2 * i] - x0, self._px[2 * i + 1] - y0) <= tolerance_px for i in window)
 
     def _flung_away(self) -> bool:
         """Held, then the tracker's predictions raced off at a flick's speed (`JudgeConfig.flick_mm_s`)."""
