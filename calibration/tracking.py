@@ -28,6 +28,8 @@ from calibration.solve import Calibration, CalibrationError, calibrate_frame
 CAMERA_DRIFT_PX = 1.0
 #: mean grey change in a patch that means "something changed there"
 PATCH_CHANGE = 18.0
+#: table markers a safe call needs (fewer, and the rig's count if it has fewer)
+MIN_TABLE_MARKERS = 3
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,7 @@ class CalibrationTracker:
         self.rig = rig
         self.every = max(1, int(every))
         table_count = len(rig.table_markers)
-        self.min_table_markers = min(3, table_count) if min_table_markers is None else min_table_markers
+        self.min_table_markers = min(MIN_TABLE_MARKERS, table_count) if min_table_markers is None else min_table_markers
         self.camera_drift_px = camera_drift_px
         self._calibration = calibration
         self._force = True
@@ -273,6 +275,25 @@ class CalibrationTracker:
     def set_user_herd_line(self, line_mm: tuple[tuple[float, float], tuple[float, float]]) -> Calibration:
         self._calibration = self._calibration.model_copy(update={"herd_line_mm": line_mm, "herd_line_source": "user"})
         return self._calibration
+
+
+def calibration_doubt(calibration: Calibration, rig: Rig) -> str | None:
+    """Why calls made on `calibration` are unsafe, or None when its markers pin it down.
+
+    A missing marker alone is no doubt: three table markers and a box marker, fitted to a
+    fraction of a pixel, fix the camera and the box. Fewer table markers solved (seen and not
+    rejected), or a box pose taken from an earlier calibration, are.
+    """
+    used = set(calibration.markers_seen) - set(calibration.quality.markers_rejected)
+    table_ids = [m.id for m in rig.table_markers]
+    table_used = [i for i in table_ids if i in used]
+    needed = min(MIN_TABLE_MARKERS, len(table_ids))
+    if len(table_used) < needed:
+        unsolved = sorted(set(table_ids) - used)
+        return f"only {len(table_used)} table markers solved (missing ids {unsolved}); need {needed}"
+    if calibration.box_pose_source != "markers":
+        return "no box marker seen: the box pose is an earlier one"
+    return None
 
 
 def _replace(status: CalibrationStatus, **changes) -> CalibrationStatus:

@@ -25,6 +25,8 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from calibration.rig import Rig
+from calibration.solve import Calibration
+from calibration.tracking import calibration_doubt
 from vision.flight import rest_start, segment_flight
 from vision.landing import RIM_BAND_MM, classify_point, herd_line_signed, outline_signed_mm
 from vision.release import estimate_release, release_spread, throw_move_px, window_sigma_mm
@@ -232,9 +234,13 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     always: list[str] = []  # reasons that dispute the verdict whatever the rulings
     notes: list[str] = []
     analysis = Analysis()
-    missing = list(getattr(calibration, "markers_missing", []) or [])
-    if missing:
-        always.append(f"markers missing: {missing}")
+    missing = list(calibration.markers_missing)
+    # a label's true calibration (`SimpleCalibration`, for development) has no marker solve to doubt
+    doubt = calibration_doubt(calibration, rig) if isinstance(calibration, Calibration) else None
+    if doubt:
+        always.append(f"markers missing: {missing}: {doubt}")
+    elif missing:
+        notes.append(f"markers missing: {missing} (calibrated from the others)")
 
     ok = (track.flags != 2) & np.isfinite(track.diameters) & np.isfinite(track.px).all(axis=1)
     ok_idx = np.flatnonzero(ok)

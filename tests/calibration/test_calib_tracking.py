@@ -9,7 +9,7 @@ from calib_synthetic import look_at_camera, render, standard_scene
 import calibration.tracking as tracking
 from calibration.geometry import BoxPose
 from calibration.solve import calibrate_frame
-from calibration.tracking import CalibrationTracker
+from calibration.tracking import CalibrationTracker, calibration_doubt
 
 
 @pytest.fixture(scope="module")
@@ -68,3 +68,27 @@ def test_refresh_box_finds_the_moved_box_and_moving_frames_are_flagged(start, ri
     assert abs(pose.yaw_deg - moved_pose.yaw_deg) < 0.5
     assert np.hypot(*np.subtract(pose.translation_mm, moved_pose.translation_mm)) < 3.0
     assert not tracker.update(moved, 3).box_moving
+
+
+def test_a_hidden_marker_alone_leaves_calls_safe_when_three_table_markers_and_the_box_are_solved(start, rig):
+    scene, _, _ = start
+    frame = render(standard_scene(rig, camera=scene.camera, box_pose=scene.box_pose, hidden_markers={1, 2, 3, 11}))
+    calibration = calibrate_frame(frame, rig, find_herd=False)
+    assert calibration.markers_missing == [1, 2, 3, 11]
+    assert calibration_doubt(calibration, rig) is None
+
+
+def test_fewer_than_three_table_markers_solved_make_calls_doubtful_naming_the_missing(start, rig):
+    scene, _, _ = start
+    frame = render(standard_scene(rig, camera=scene.camera, box_pose=scene.box_pose, hidden_markers={1, 2, 3, 4}))
+    calibration = calibrate_frame(frame, rig, find_herd=False)  # two table markers still calibrate
+    doubt = calibration_doubt(calibration, rig)
+    assert doubt is not None and "only 2 table markers" in doubt and "[1, 2, 3, 4]" in doubt
+
+
+def test_a_box_pose_taken_from_an_earlier_calibration_makes_calls_doubtful(start, rig):
+    scene, _, calibration = start
+    frame = render(standard_scene(rig, camera=scene.camera, box_pose=scene.box_pose, hidden_markers={10, 11, 12, 13}))
+    later = calibrate_frame(frame, rig, previous=calibration, find_herd=False)
+    assert later.box_pose_source == "previous"
+    assert "no box marker seen" in calibration_doubt(later, rig)

@@ -1,0 +1,70 @@
+"""Markers missing dispute a call only when they leave the calibration unsure (bundled clip, real frames)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import cv2
+import pytest
+
+import vision.pipeline as pipeline
+from calibration.markers import detect_rig_markers
+from calibration.solve import calibrate_frame
+from vision.analysis import judge_launch
+from vision.pipeline import JudgeConfig
+from vision.runner import run_judge
+from vision.truth import load_label
+
+VIDEO = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
+
+
+@pytest.fixture(scope="module")
+def launch(monkeypatch_module):
+    """The judge's own track of the clip's launch, its frame index, and the markers found on frame 0."""
+    label = load_label(VIDEO.with_suffix(".json"))
+    calls = []
+    original = pipeline.judge_launch
+
+    def capture(track, rig, calibration, config, frame_index):
+        calls.append((track, frame_index))
+        return original(track, rig, calibration, config, frame_index)
+
+    monkeypatch_module.setattr(pipeline, "judge_launch", capture)
+    run_judge(VIDEO, label.scene, launch_mode=label.launch_mode)
+    capture_video = cv2.VideoCapture(str(VIDEO))
+    ok, frame = capture_video.read()
+    capture_video.release()
+    assert ok
+    ids = {m.id for m in label.scene.table_markers} | {m.id for m in label.scene.box.markers}
+    found = detect_rig_markers(frame, label.scene.aruco_dictionary, ids)
+    track, frame_index = calls[0]
+    return label, track, frame_index, frame, found
+
+
+@pytest.fixture(scope="module")
+def monkeypatch_module():
+    with pytest.MonkeyPatch.context() as patch:
+        yield patch
+
+
+def _judge_without(launch, hidden: set[int]):
+    label, track, frame_index, frame, found = launch
+    detections = {i: corners for i, corners in found.items() if i not in hidden}
+    calibration = calibrate_frame(frame, label.scene, detections=detections)
+    config = JudgeConfig(launch_mode=label.launch_mode)
+    return judge_launch(track, label.scene, calibration, config, frame_index)[0]
+
+
+def test_one_table_marker_missing_is_a_note_and_the_labelled_call_stands(launch):
+    label = launch[0]
+    verdict = _judge_without(launch, {0})
+    assert not verdict.disputed, verdict.dispute_reasons
+    assert any("markers missing: [0]" in note for note in verdict.notes)
+    assert (verdict.outcome, verdict.dinosaur, verdict.valid) == (label.outcome, label.dinosaur, label.valid)
+
+
+def test_two_table_markers_missing_leave_too_few_and_dispute_the_call(launch):
+    verdict = _judge_without(launch, {0, 1})
+    assert verdict.disputed
+    assert any("markers missing: [0, 1]" in reason and "only 2 table markers" in reason
+               for reason in verdict.dispute_reasons)
