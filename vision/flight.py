@@ -27,6 +27,9 @@ after an unseen frame, the meteor last seen over the table, may have been a tabl
 widens the bounds (`FlightImpact.maybe_table`). So does a table contact whose camera ray passes over
 the rim at rim-contact height (`_Box.rim_on_ray`): its height is its least certain coordinate, and a
 rim hit next to the box can fit arcs that meet on the table (dev seed 9009 clip_011, 30 fps).
+Likewise a box-floor bounce before the box entry whose ray meets the table at table-contact height
+(`_Box.table_on_ray`): the floor lies inside the outline, so the contact is misplaced and may be a
+table bounce (held-out 9014 clip_025, hard mode at 30 fps).
 """
 
 from __future__ import annotations
@@ -115,6 +118,7 @@ class FlightImpact:
     before_box: bool = True
     reasons: list[str] = field(default_factory=list)
     maybe_table: bool = False  # placed off the table, but the meteor was last seen over it before an unseen frame
+    table_on_ray: bool = False  # its camera ray meets the table (outside the box) at table-contact height
 
 
 @dataclass
@@ -219,13 +223,23 @@ class _Box:
             return sd > 0.5 * r
         return np.abs(sd) < r + RIM_BAND_MM
 
+    def sd_on_ray(self, camera_mm: np.ndarray, position: np.ndarray, height_mm: float) -> float:
+        """The outline distance (`sd`) of the point at `height_mm` on the camera ray through `position`:
+        where a contact seen there would be had it happened at that height (its least certain coordinate)."""
+        camera_mm = np.asarray(camera_mm, dtype=np.float64)
+        along = (height_mm - camera_mm[2]) / (float(position[2]) - camera_mm[2])
+        at_height = camera_mm + along * (np.asarray(position, dtype=np.float64) - camera_mm)
+        return float(self.sd(at_height[None, :2])[0])
+
     def rim_on_ray(self, camera_mm: np.ndarray, position: np.ndarray) -> bool:
         """Whether the camera ray through `position` passes over the rim at rim-contact height: a contact
-        seen there may be on the rim, its height being the least certain of its coordinates."""
-        camera_mm = np.asarray(camera_mm, dtype=np.float64)
-        along = (self.rim - camera_mm[2]) / (float(position[2]) - camera_mm[2])
-        at_rim = camera_mm + along * (np.asarray(position, dtype=np.float64) - camera_mm)
-        return bool(abs(float(self.sd(at_rim[None, :2])[0])) < self.r + RIM_BAND_MM)
+        seen there may be on the rim."""
+        return abs(self.sd_on_ray(camera_mm, position, self.rim)) < self.r + RIM_BAND_MM
+
+    def table_on_ray(self, camera_mm: np.ndarray, position: np.ndarray) -> bool:
+        """Whether the camera ray through `position` meets the table (outside the box) at table-contact
+        height: a contact seen there may be a table bounce."""
+        return bool(self.contact_ok(0, np.array([self.sd_on_ray(camera_mm, position, self.table)]))[0])
 
     def surface(self, position: np.ndarray) -> str:
         x, y, z = (float(v) for v in np.asarray(position).reshape(3))
@@ -789,7 +803,8 @@ def segment_flight(
             impacts.append(FlightImpact(t_abs_c, frame, pos, (float(pos[0]), float(pos[1])), surface,
                                         vz_before / 1000, vz_after / 1000, sig / 1000, evidence, is_bounce,
                                         doubtful=bool(reasons) and (is_bounce or near), reasons=reasons,
-                                        maybe_table=maybe_table))
+                                        maybe_table=maybe_table,
+                                        table_on_ray=is_bounce and box.table_on_ray(camera.center_mm, pos)))
         else:
             # landing into a roll: the hops that must follow, too small to resolve
             e_s, e_sig = (e_table, e_sigma) if surface == "table" else RESTITUTION_PRIOR.get(surface, (0.5, 0.08))
@@ -810,10 +825,12 @@ def segment_flight(
                 pos_j = b.position(min(tj, t[b.stop - 1]))[0] if j else pos
                 frame = int(math.floor((tj + t0) * fps + 1e-9))
                 rebound = e_s * v if v > RESTING_MM_S else 0.0
+                bounce = is_bounce and rebound > 0
                 impacts.append(FlightImpact(tj + t0, frame, pos_j, (float(pos_j[0]), float(pos_j[1])), surface,
                                             -v / 1000, rebound / 1000, v_sig / 1000,
-                                            math.inf if j == 0 else 0.0, is_bounce and rebound > 0,
-                                            doubtful=doubtful, inferred=j > 0, reasons=reasons))
+                                            math.inf if j == 0 else 0.0, bounce,
+                                            doubtful=doubtful, inferred=j > 0, reasons=reasons,
+                                            table_on_ray=bounce and box.table_on_ray(camera.center_mm, pos_j)))
                 if v <= RESTING_MM_S:
                     break
                 tj = tj + 2.0 * rebound / G_MM_S2
@@ -880,6 +897,12 @@ def count_table_bounces(impacts: list[FlightImpact], entered_frame: int | None) 
     doubts: list[str] = []
     count = count_min = count_max = 0
     for imp in impacts:
+        if imp.bounce and imp.surface == "box_floor" and imp.before_box and imp.table_on_ray:
+            # the floor lies inside the outline: a floor contact before the centre crossed it is
+            # misplaced (its height, hence its ground point, is off); at table height on its camera
+            # ray it would be on the table: it may be a table bounce
+            imp.maybe_table, imp.doubtful = True, True
+            imp.reasons.append("a box-floor contact before the box entry: may be a table bounce")
         if imp.maybe_table and (entered_frame is None or imp.frame <= entered_frame + 1):
             count_max += 1
             doubts.append(f"frame {imp.frame}: " + "; ".join(imp.reasons))

@@ -177,6 +177,12 @@ def _box_impact_maybe_table(frame):
     return impact
 
 
+def _floor_impact_before_entry(frame, table_on_ray):
+    impact = _impact(frame, "box_floor")
+    impact.table_on_ray = table_on_ray
+    return impact
+
+
 WEAK = "weak evidence (χ² 9)"
 NEAR = "approach speed near 0.15 m/s"
 # (rule, impacts, box entry frame, (count, count_min, count_max))
@@ -192,6 +198,11 @@ COUNTS = [
      [_impact(50), _impact(58, reasons=["the arcs meet 30 mm above the table"])], 70, (1, 1, 2)),
     ("a box impact after an unseen frame last seen over the table: may be a table bounce",
      [_box_impact_maybe_table(65)], 65, (0, 0, 1)),
+    ("a box-floor bounce before the entry whose ray meets the table: may be a table bounce (held-out 9014 "
+     "clip_025: a hard-mode second bounce placed on the floor 105 mm outside the box)",
+     [_impact(50), _floor_impact_before_entry(61, table_on_ray=True)], 66, (1, 1, 2)),
+    ("a box-floor bounce before the entry whose ray meets the box: the floor, not counted",
+     [_impact(50), _floor_impact_before_entry(61, table_on_ray=False)], 66, (1, 1, 1)),
     ("a doubtful approach speed: counted, inside the bounds", [_impact(50), _impact(58, reasons=[NEAR])], 70,
      (2, 1, 2)),
     ("a bounce within a frame of the entry: counted, either side", [_impact(50), _impact(69)], 70, (2, 1, 2)),
@@ -266,6 +277,23 @@ def test_the_release_point_ties_the_first_arc_firmly_across_the_camera_ray_and_l
     across = _perpendiculars(ray.reshape(1, 3))[0][0]
     assert cost(p_rel + 30.0 * ray) == pytest.approx((30.0 / RELEASE_ALONG_MM) ** 2)
     assert cost(p_rel + 30.0 * across) == pytest.approx((30.0 / RELEASE_ACROSS_MM) ** 2)
+
+
+@pytest.mark.parametrize(
+    ("rule", "outward_mm", "on_table"),
+    [
+        ("a floor-height point 60 mm outside the outline: its ray meets the table", 60.0, True),
+        ("a floor-height point 60 mm inside the outline: its ray meets the box", -60.0, False),
+    ],
+)
+def test_a_contact_whose_camera_ray_meets_the_table_may_be_a_table_bounce(scene, rule, outward_mm, on_table):
+    from vision.flight import _Box
+
+    camera, pose, rig, _ = scene
+    box = _Box(rig, pose, rig.meteor.diameter_mm / 2)
+    _, hy = rig.box.outline_mm[2]
+    floor_point = np.append(pose.box_to_table(np.array([[0.0, -(hy + outward_mm)]]))[0], box.floor)
+    assert box.table_on_ray(camera.center_mm, floor_point) is on_table, rule
 
 
 @pytest.mark.parametrize(
