@@ -280,3 +280,47 @@ def test_a_release_fitted_next_to_the_camera_is_not_trusted():
     assert np.hypot(*(np.array(est.table_mm) - truth["point"][:2])) < 20.0  # the fit itself is right ...
     assert not est.reliable  # ... but no real throw is released there
     assert "implausible release height" in est.reason
+
+
+def _with_hand(track, t_push_s: float, t_hand_release_s: float, e: float):
+    """`track` with the launcher's hand measured: a palm pushing steadily along +x from `t_push_s`,
+    letting go at `t_hand_release_s` and slowing down (time constant 3 frames), as `vision.hand` reads it."""
+    from dataclasses import replace
+
+    fps = track.fps
+    push_f, release_f = t_push_s * fps, t_hand_release_s * fps
+    frames = np.arange(int(push_f) - 2, int(release_f) + 10)
+    sub = (np.arange(32) + 0.5) / 32 * e
+
+    def mean_x(frame: float) -> float:
+        t = frame + sub - push_f
+        pushed = np.clip(np.minimum(t, release_f - push_f), 0.0, None)
+        free = np.clip(t - (release_f - push_f), 0.0, None)
+        return float(np.mean(0.5 * 0.9 * pushed**2 + 3.0 * -np.expm1(-free / 3.0) * 0.9 * (release_f - push_f)))
+
+    shifts = np.array([[mean_x(f) - mean_x(f - 1.0), 0.0] for f in frames])
+    return replace(track, hand_frames=frames, hand_shifts=shifts, hand_responses=np.ones(len(frames)),
+                   hand_direction=np.array([1.0, 0.0]))
+
+
+@pytest.mark.parametrize(
+    ("rule", "hand_early_frames", "rival"),
+    [
+        ("a hand timed with the meteor: no rival fit", 0.0, False),
+        ("a hand that read the release 5 frames early (held-out 9014 clip_195): the meteor's own fit is a rival",
+         5.0, True),
+    ],
+)
+def test_the_meteor_own_fit_is_a_rival_where_it_disagrees_with_the_hand(rule, hand_early_frames, rival):
+    from vision.analysis import _meteor_fit_against_the_hand
+
+    e, t_r, T = 0.7, 1.4567, 0.13
+    track, camera, _ = _synthetic_track(seed=3, t_r=t_r, T=T, e=e, fingers=0)
+    track = _with_hand(track, t_r - T, t_r - hand_early_frames / track.fps, e)
+    est = estimate_release(track, camera, D, exposure_range=(e, e))
+    assert "hand" in est.reason_kinds
+    assert abs(est.t_release_s - (t_r - hand_early_frames / track.fps)) * track.fps < 1.0  # the hand's time
+    found = _meteor_fit_against_the_hand(est, track, camera, D, 1.0)
+    assert (found is not None) is rival, rule
+    if rival:
+        assert abs(found.t_release_s - t_r) * track.fps < 1.5
