@@ -15,7 +15,7 @@ patches change at once (a bumped camera), or on demand (`request_check`, `refres
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 import numpy as np
 
@@ -63,6 +63,7 @@ class _PatchWatch:
         self.index = np.zeros(0, np.intp)
         self.starts = np.zeros(0, np.intp)
         self.valid = np.zeros(0, bool)
+        self.counts = np.zeros(0, np.intp)
         self.reference = np.zeros(0, np.float32)
 
     def reset(self, frame_bgr: np.ndarray, centres_px: np.ndarray, half_sizes: np.ndarray) -> None:
@@ -86,17 +87,17 @@ class _PatchWatch:
         self.index = np.concatenate(indices) if indices else np.zeros(0, np.intp)
         self.starts = np.asarray(starts, np.intp)
         self.valid = np.asarray(valid, bool)
+        self.counts = np.diff(np.append(self.starts, len(self.index)))  # samples per patch
         self.reference = self._sample(frame_bgr)
 
     def _sample(self, frame_bgr: np.ndarray) -> np.ndarray:
-        return np.ascontiguousarray(frame_bgr).reshape(-1)[self.index].astype(np.float32)
+        return np.ascontiguousarray(frame_bgr).reshape(-1).take(self.index).astype(np.float32)
 
     def changes(self, frame_bgr: np.ndarray) -> np.ndarray:
         if not len(self.index):
             return np.zeros(0)
         difference = np.abs(self._sample(frame_bgr) - self.reference)
-        counts = np.diff(np.append(self.starts, len(difference)))
-        values = np.add.reduceat(difference, self.starts) / counts
+        values = np.add.reduceat(difference, self.starts) / self.counts
         values[~self.valid] = 0.0
         return values
 
@@ -143,7 +144,7 @@ class CalibrationTracker:
             self._force = False
             return self._status
         box_moving = bool(self._box_watch.boxes) and bool(np.any(self._box_watch.changes(frame_bgr) > PATCH_CHANGE))
-        self._status = _replace(self._status, frame_index=frame_index, checked=False, camera_moved=False,
+        self._status = replace(self._status, frame_index=frame_index, checked=False, camera_moved=False,
                                 box_moving=box_moving)
         return self._status
 
@@ -296,8 +297,4 @@ def calibration_doubt(calibration: Calibration, rig: Rig) -> str | None:
     return None
 
 
-def _replace(status: CalibrationStatus, **changes) -> CalibrationStatus:
-    from dataclasses import replace
-
-    return replace(status, **changes)
 

@@ -48,10 +48,15 @@ def open_single_threaded(video: str | Path) -> Any:
 
 
 def import_judge_modules() -> None:
-    """Import what the judge imports lazily (the pipeline, its analysis, the progress bar)."""
-    import tqdm  # noqa: F401
+    """Import what the judge imports lazily: the pipeline and its analysis, NumPy's masked arrays
+    (`np.median` imports them on first use) and the progress bar's multiprocessing lock (made on
+    the first bar). Start-up, paid once, not per frame."""
+    import numpy.ma  # noqa: F401
+    import tqdm
 
     import vision.pipeline  # noqa: F401
+
+    tqdm.tqdm.get_lock()
 
 
 def peak_rss_mb() -> float:
