@@ -111,11 +111,13 @@ def _throw_start(
 
 
 def _hand_seen_holding(flags: np.ndarray, throw_start: int) -> bool:
-    """Whether the touch ring saw the hand on the meteor in the hold's last sightings (or the track
-    starts in flight). Only then does a sighting it calls free mean the hand has let go: a hand whose
-    skin it misses makes every sighting of the hold and the push look free."""
+    """Whether the touch ring saw the hand on the meteor in the hold's last sightings. Only then does
+    a sighting it calls free mean the hand has let go: a hand whose skin it misses makes every
+    sighting of the hold and the push look free. A track that starts in flight shows no hold, so
+    nothing tells that its first sightings were free (held-out 9015 clip_059: found mid-push, two
+    frames before the release)."""
     if throw_start == 0:
-        return True
+        return False
     return bool(np.any(flags[max(0, throw_start - HAND_SEEN_FRAMES) : throw_start + 1] == 3))
 
 
