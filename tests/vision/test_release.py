@@ -324,3 +324,42 @@ def test_the_meteor_own_fit_is_a_rival_where_it_disagrees_with_the_hand(rule, ha
     assert (found is not None) is rival, rule
     if rival:
         assert abs(found.t_release_s - t_r) * track.fps < 1.5
+
+
+@pytest.mark.parametrize(
+    ("rule", "hand_seen", "expected_end"),
+    [
+        ("the hand seen on the hold: the throw starts there, not where the meteor rolls on in the box", True, 12),
+        ("no hand seen anywhere: the last still run that a move follows, as before", False, 47),
+    ],
+)
+def test_the_throw_starts_from_the_last_hold_the_hand_was_seen_in(rule, hand_seen, expected_end):
+    from vision.release import _throw_start
+
+    fps = 60.0
+    hold = [(100.0 + 0.2 * (k % 2), 200.0) for k in range(12)]
+    flight = [(100.0 + 15.0 * k, 200.0) for k in range(1, 21)]  # thrown, lands in the box
+    lying = [(400.0, 200.0)] * 15  # still in the box ...
+    roll = [(400.0 + 3.0 * k, 200.0) for k in range(1, 16)]  # ... then rolls on (held-out 9014 clip_136)
+    px = np.array(hold + flight + lying + roll)
+    in_hand = np.zeros(len(px), bool)
+    in_hand[: len(hold)] = hand_seen
+    throw = _throw_start(px, np.arange(len(px)) / fps, len(px), 10.0, in_hand=in_hand)
+    assert throw is not None and throw[1] == expected_end, rule
+
+
+@pytest.mark.parametrize(
+    ("rule", "hand_early_frames", "trusted"),
+    [
+        ("the hand timed with the meteor: a push of 0.13 s, trusted", 0.0, True),
+        ("the hand 4 frames early: the fit squeezes the push to nothing, no push at all (held-out 9015 clip_008: "
+         "a 1 ms push put the release 190 mm too high)", 4.0, False),
+    ],
+)
+def test_a_hand_timed_fit_whose_push_collapses_is_not_trusted(rule, hand_early_frames, trusted):
+    e, t_r, T = 0.7, 1.4567, 0.13
+    track, camera, _ = _synthetic_track(seed=4, t_r=t_r, T=T, e=e, fingers=0)
+    track = _with_hand(track, t_r - T, t_r - hand_early_frames / track.fps, e)
+    est = estimate_release(track, camera, D, exposure_range=(e, e))
+    assert "hand" in est.reason_kinds
+    assert ("implausible_throw" not in est.reason_kinds) is trusted, rule
