@@ -562,8 +562,9 @@ class LaunchJudge:
                 self._decide(frame_index, events, lost=True)
                 return
             if detection is not None and self._flags[-1] != HAND and self._is_still(rest_frames):
-                if self._carried_into_view() and self._hand_nearby(frame_bgr, detection):
-                    # still, but a hand holds it (its skin too like the table for the touch ring)
+                if not self._thrown_from_hold() and self._hand_nearby(frame_bgr, detection):
+                    # still, but a hand holds it (its skin too like the table for the touch ring), and it
+                    # was never seen leaving a hold: carried into view, or uncovered by the fingers in it
                     self._hold_again(frame_index, rest_frames, events)
                     self._unseen_hand_hold = (detection.x, detection.y)
                     self._flags = [HAND] * len(self._flags)  # all that is kept is the hold

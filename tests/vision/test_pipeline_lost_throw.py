@@ -165,3 +165,32 @@ def test_a_hand_the_touch_ring_misses_holds_the_meteor_until_the_push_ends(judge
     monkeypatch.setattr(judge, "_hand_nearby", lambda frame, detection: True)
     detection = Detection(next_x, 300.0, 12.0, 1.0, 113.0)
     assert judge._hand_seen_nearby(None, detection) is held, case
+
+
+PUT_DOWN = list(range(305, 605, 30)) + [605] * 14  # first seen inside the picture, moving, then still
+
+
+@pytest.mark.parametrize(
+    ("case", "xs", "palm", "state"),
+    [
+        ("first seen moving inside the picture, still in a palm the touch ring misses: a hold, not a rest "
+         "(held-out 9015 clip_059: a dark hand carried the meteor in and held it before the throw)",
+         PUT_DOWN, True, "in_hand"),
+        ("the same, no palm round it: at rest, judged", PUT_DOWN, False, "at_rest"),
+        ("thrown from a hold, then still by a palm: at rest, judged (the throw was seen)",
+         [305] * 8 + PUT_DOWN[1:], True, "at_rest"),
+    ],
+)
+def test_a_meteor_put_down_in_a_hand_unseen_by_the_touch_ring_is_held_not_at_rest(judge, monkeypatch, case, xs,
+                                                                                   palm, state):
+    from vision.detector import Detection
+
+    _track(judge, xs, [0] * len(xs))
+    judge._box = [min(xs), max(xs), 300.0, 300.0]
+    judge.tracker.start(float(xs[-1]), 300.0)
+    judge.state = "in_flight"
+    monkeypatch.setattr(judge, "_hand_nearby", lambda frame, detection: palm)
+    monkeypatch.setattr(judge, "_decide", lambda frame_index, events, lost: judge._set_state("at_rest", frame_index,
+                                                                                           events))
+    judge._advance_state(None, len(xs), Detection(float(xs[-1]), 300.0, 12.0, 1.0, 113.0), [])
+    assert judge.state == state, case
