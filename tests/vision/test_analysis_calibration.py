@@ -6,45 +6,29 @@ from pathlib import Path
 
 import cv2
 import pytest
+from launch_inputs import judge_launch_inputs
 
-import vision.pipeline as pipeline
 from calibration.markers import detect_rig_markers
 from calibration.solve import calibrate_frame
 from vision.analysis import judge_launch
 from vision.pipeline import JudgeConfig
-from vision.runner import run_judge
 from vision.truth import load_label
 
 VIDEO = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
 
 
 @pytest.fixture(scope="module")
-def launch(monkeypatch_module):
+def launch():
     """The judge's own track of the clip's launch, its frame index, and the markers found on frame 0."""
     label = load_label(VIDEO.with_suffix(".json"))
-    calls = []
-    original = pipeline.judge_launch
-
-    def capture(track, rig, calibration, config, frame_index):
-        calls.append((track, frame_index))
-        return original(track, rig, calibration, config, frame_index)
-
-    monkeypatch_module.setattr(pipeline, "judge_launch", capture)
-    run_judge(VIDEO, label.scene, launch_mode=label.launch_mode)
+    track, _rig, _calibration, _config, frame_index = judge_launch_inputs(VIDEO, label)[0]
     capture_video = cv2.VideoCapture(str(VIDEO))
     ok, frame = capture_video.read()
     capture_video.release()
     assert ok
     ids = {m.id for m in label.scene.table_markers} | {m.id for m in label.scene.box.markers}
     found = detect_rig_markers(frame, label.scene.aruco_dictionary, ids)
-    track, frame_index = calls[0]
     return label, track, frame_index, frame, found
-
-
-@pytest.fixture(scope="module")
-def monkeypatch_module():
-    with pytest.MonkeyPatch.context() as patch:
-        yield patch
 
 
 def _judge_without(launch, hidden: set[int]):

@@ -159,25 +159,13 @@ def test_a_track_that_starts_in_flight_is_unreliable():
 
 def test_bundled_clip_release():
     """The real judge's track of a bundled clip: release frame and point as labelled."""
-    import vision.pipeline as pipeline
-    from vision.runner import run_judge
+    from launch_inputs import judge_launch_inputs
+
     from vision.truth import load_label
 
     video = ROOT / "sample_videos" / "clip_000.mp4"
     label = load_label(video.with_suffix(".json"))
-    calls = []
-    original = pipeline.judge_launch
-
-    def capture(track, rig, calibration, config, frame_index):
-        calls.append((track, calibration))
-        return original(track, rig, calibration, config, frame_index)
-
-    pipeline.judge_launch = capture
-    try:
-        run_judge(video, label.scene, launch_mode=label.launch_mode)
-    finally:
-        pipeline.judge_launch = original
-    track, calibration = calls[0]
+    track, _rig, calibration, _config, _frame = judge_launch_inputs(video, label)[0]
     est = estimate_release(track, calibration.camera, label.scene.meteor.diameter_mm)
     assert est.reliable, est.reason
     assert est.frame == label.release.frame
@@ -303,6 +291,17 @@ def _with_hand(track, t_push_s: float, t_hand_release_s: float, e: float):
                    hand_direction=np.array([1.0, 0.0]))
 
 
+def _hand_timed_estimate(seed: int, hand_early_frames: float):
+    """A synthetic launch (push 0.13 s, release at 1.4567 s) whose hand is read `hand_early_frames`
+    early, and its release estimate, which the hand timed."""
+    e, t_r, T = 0.7, 1.4567, 0.13
+    track, camera, _ = _synthetic_track(seed=seed, t_r=t_r, T=T, e=e, fingers=0)
+    track = _with_hand(track, t_r - T, t_r - hand_early_frames / track.fps, e)
+    est = estimate_release(track, camera, D, exposure_range=(e, e))
+    assert "hand" in est.reason_kinds
+    return track, camera, est
+
+
 @pytest.mark.parametrize(
     ("rule", "hand_early_frames", "rival"),
     [
@@ -314,11 +313,8 @@ def _with_hand(track, t_push_s: float, t_hand_release_s: float, e: float):
 def test_the_meteor_own_fit_is_a_rival_where_it_disagrees_with_the_hand(rule, hand_early_frames, rival):
     from vision.analysis import _meteor_fit_against_the_hand
 
-    e, t_r, T = 0.7, 1.4567, 0.13
-    track, camera, _ = _synthetic_track(seed=3, t_r=t_r, T=T, e=e, fingers=0)
-    track = _with_hand(track, t_r - T, t_r - hand_early_frames / track.fps, e)
-    est = estimate_release(track, camera, D, exposure_range=(e, e))
-    assert "hand" in est.reason_kinds
+    track, camera, est = _hand_timed_estimate(3, hand_early_frames)
+    t_r = 1.4567
     assert abs(est.t_release_s - (t_r - hand_early_frames / track.fps)) * track.fps < 1.0  # the hand's time
     found = _meteor_fit_against_the_hand(est, track, camera, D, 1.0)
     assert (found is not None) is rival, rule
@@ -357,9 +353,5 @@ def test_the_throw_starts_from_the_last_hold_the_hand_was_seen_in(rule, hand_see
     ],
 )
 def test_a_hand_timed_fit_whose_push_collapses_is_not_trusted(rule, hand_early_frames, trusted):
-    e, t_r, T = 0.7, 1.4567, 0.13
-    track, camera, _ = _synthetic_track(seed=4, t_r=t_r, T=T, e=e, fingers=0)
-    track = _with_hand(track, t_r - T, t_r - hand_early_frames / track.fps, e)
-    est = estimate_release(track, camera, D, exposure_range=(e, e))
-    assert "hand" in est.reason_kinds
+    _, _, est = _hand_timed_estimate(4, hand_early_frames)
     assert ("implausible_throw" not in est.reason_kinds) is trusted, rule
