@@ -295,6 +295,3 @@ def calibration_doubt(calibration: Calibration, rig: Rig) -> str | None:
     if calibration.box_pose_source != "markers":
         return "no box marker seen: the box pose is an earlier one"
     return None
-
-
-

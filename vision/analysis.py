@@ -372,6 +372,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         late_all = [float(signed(_ground(camera, px[free_start], z))[0]) for z in heights]
         late = late_all[1]
         late_lo = min(late_all)
+
     def release_window(fit, spread):
         """The frames the true release may lie in round `fit`'s estimate (`spread`), the herd-line
         distance of the fit's position at each, its sigma, and the k-sigma bounds (the sighting itself,
