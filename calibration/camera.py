@@ -43,6 +43,12 @@ class CameraModel(BaseModel):
         """The camera's optical centre in the table frame."""
         return -self.rotation.T @ self.translation
 
+    def depth_mm(self, points_mm: np.ndarray) -> np.ndarray:
+        """How far in front of the lens (along the optical axis) table-frame points (N×3) lie; negative
+        behind it. Projections are meaningless for points at or behind zero depth."""
+        points = np.asarray(points_mm, dtype=np.float64).reshape(-1, 3)
+        return (points @ self.rotation.T + self.translation)[:, 2]
+
     @property
     def focal_px(self) -> float:
         return float(np.sqrt(self.K[0][0] * self.K[1][1]))

@@ -549,7 +549,7 @@ class Renderer:
         A shoulder behind the camera plane would project mirrored and draw the arm as a
         frame-wide bow-tie; clipped at the near plane it is a large, correct polygon.
         """
-        depth, anchor_depth = (np.array([point, anchor]) @ self.R.T + self.t)[:, 2]
+        depth, anchor_depth = self.camera.depth_mm(np.array([point, anchor]))
         if depth >= NEAR_PLANE_MM or anchor_depth <= NEAR_PLANE_MM:
             return point
         keep = (anchor_depth - NEAR_PLANE_MM) / (anchor_depth - depth)

@@ -299,10 +299,6 @@ class _Projector:
         normalized = cv2.undistortPoints(np.asarray(px, np.float64).reshape(-1, 1, 2), self.K, self.dist)
         return normalized.reshape(-1, 2) * self.fxy + self.cxy
 
-    def depth_mm(self, point_mm: np.ndarray) -> float:
-        """How far in front of the camera a table-frame point lies (negative: behind it)."""
-        return float((np.asarray(point_mm, np.float64) @ self.R.T + self.t)[2])
-
     def project(self, points: np.ndarray, with_jacobian: bool = False):
         cam = points.reshape(-1, 3) @ self.R.T + self.t
         inv = 1.0 / cam[:, 2]
@@ -817,7 +813,7 @@ def estimate_release(
     if hand is None and t0 < times[moving - 1] - 1.5 / fps:
         reasons.append("the fitted push starts while the meteor is seen held still (not a push from rest)")
         kinds.append("push_in_hold")
-    if p_r[2] < radius * 0.5 or p_r[2] > 2000 or proj.depth_mm(p_r) < MIN_CAMERA_DEPTH_MM:
+    if p_r[2] < radius * 0.5 or p_r[2] > 2000 or camera.depth_mm(p_r)[0] < MIN_CAMERA_DEPTH_MM:
         reasons.append("implausible release height")
         kinds.append("height")
 

@@ -76,6 +76,19 @@ def test_meteor_height_from_apparent_size(solved, rig):
     assert abs(centre[2] - truth[0, 2]) < 8.0
 
 
+@pytest.mark.parametrize(("rule", "along_mm", "depth"), [
+    ("a point 300 mm along the view from the lens is 300 mm deep", 300.0, 300.0),
+    ("the lens itself is at depth 0", 0.0, 0.0),
+    ("a point behind the lens has a negative depth", -50.0, -50.0),
+])
+def test_depth_is_the_distance_in_front_of_the_lens_along_the_optical_axis(rule, along_mm, depth):
+    camera = look_at_camera((80.0, -900.0, 1250.0), (0.0, 40.0, 0.0), 1050.0)
+    view = camera.rotation[2]  # the optical axis in the table frame
+    sideways = camera.rotation[0] * 120.0  # off the axis: depth is along it, not the distance
+    point = camera.center_mm + view * along_mm + sideways
+    assert camera.depth_mm(point)[0] == pytest.approx(depth, abs=1e-6), rule
+
+
 def test_calibration_round_trips_through_json_with_the_label_box_pose(tmp_path, oblique, rig):
     _, frame = oblique
     calibration = calibrate_frame(frame, rig, find_herd=False)
