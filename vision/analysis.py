@@ -30,6 +30,7 @@ from calibration.tracking import calibration_doubt
 from vision.flight import rest_start, segment_flight
 from vision.landing import RIM_BAND_MM, classify_point, herd_line_signed, outline_signed_mm
 from vision.release import estimate_release, release_spread, throw_move_px, window_sigma_mm
+from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack
 from vision.truth import required_table_bounces
 from vision.verdict import JudgedBounce, JudgedRelease, JudgedRest, Margin, Verdict
 
@@ -45,24 +46,6 @@ MOVING_PX = 2.0  # frame-to-frame motion of a meteor already in flight when the 
 # of the way on the reliable fits of dev seeds 9005, 9008 and 9012 (398 clips; quartiles 0.62–0.77)
 BRACKET_RELEASE_FRACTION = 0.7
 HAND_SEEN_FRAMES = 6  # the hold's last sightings, where the touch ring must have seen the hand
-
-
-@dataclass
-class LaunchTrack:
-    frames: np.ndarray
-    px: np.ndarray
-    diameters: np.ndarray
-    flags: np.ndarray
-    fps: float
-    frame_size: tuple[int, int]
-    lost: bool = False
-    ended_early: bool = False
-    # the launcher's hand (vision.hand): each pair's later frame, shift (px) and peak response, and the
-    # throw's image direction; empty when the hand was not measured
-    hand_frames: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
-    hand_shifts: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
-    hand_responses: np.ndarray = field(default_factory=lambda: np.zeros(0))
-    hand_direction: np.ndarray | None = None
 
 
 @dataclass
@@ -118,7 +101,7 @@ def _hand_seen_holding(flags: np.ndarray, throw_start: int) -> bool:
     frames before the release)."""
     if throw_start == 0:
         return False
-    return bool(np.any(flags[max(0, throw_start - HAND_SEEN_FRAMES) : throw_start + 1] == 3))
+    return bool(np.any(flags[max(0, throw_start - HAND_SEEN_FRAMES) : throw_start + 1] == HAND))
 
 
 def _first_departure(px: np.ndarray, stop: int, diameter_px: float) -> int:
@@ -260,7 +243,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     elif missing:
         notes.append(f"markers missing: {missing} (calibrated from the others)")
 
-    ok = (track.flags != 2) & np.isfinite(track.diameters) & np.isfinite(track.px).all(axis=1)
+    ok = (track.flags != COASTED) & np.isfinite(track.diameters) & np.isfinite(track.px).all(axis=1)
     ok_idx = np.flatnonzero(ok)
     frames = track.frames[ok]
     px = track.px[ok]
@@ -310,7 +293,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     if throw_start == 0:
         throw_start = _first_departure(px, rest_index, diameter_px)
     free_start = throw_start + 1
-    while free_start < rest_index - 3 and not all(f in (0, 1) for f in flags[free_start : free_start + 3]):
+    while free_start < rest_index - 3 and not all(f in (SEEN, PARTIAL) for f in flags[free_start : free_start + 3]):
         free_start += 1
     free_start = min(free_start, len(px) - 1)
     analysis.free_start_frame = int(frames[free_start])
@@ -384,7 +367,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         lo, hi = values - k * sigmas, values + k * sigmas
         for j, frame in enumerate(ks):
             at = np.flatnonzero(track.frames == frame)
-            if len(at) and track.flags[at[0]] != 2 and np.isfinite(track.px[at[0]]).all():
+            if len(at) and track.flags[at[0]] != COASTED and np.isfinite(track.px[at[0]]).all():
                 seen = float(signed(_ground(camera, track.px[at[0]], float(max(pts[j, 2], radius))))[0])
                 lo[j], hi[j] = min(lo[j], seen - k * sigmas[j]), max(hi[j], seen + k * sigmas[j])
         return ks, values, sigmas, lo, hi

@@ -43,6 +43,7 @@ import numpy as np
 from calibration.geometry import BoxPose
 from calibration.rig import Rig
 from vision.release import G_MM_S2
+from vision.track import COASTED, HAND, PARTIAL, SEEN
 
 BOUNCE_MIN_MM_S = 150.0  # a bounce: approach faster than this (meteors-launch-truth/1)
 RESTING_MM_S = 40.0  # slower contacts do not rebound (a rolling landing)
@@ -572,7 +573,7 @@ def rest_start(px: np.ndarray, tolerance_px: float, flags: np.ndarray | None = N
     index = len(px) - 1
     while (
         index > 0
-        and (flags is None or flags[index - 1] != 2)
+        and (flags is None or flags[index - 1] != COASTED)
         and np.hypot(*(px[index - 1] - final)) <= tolerance_px
     ):
         index -= 1
@@ -633,11 +634,11 @@ def segment_flight(
     start_index = int(max(0, min(start_index, n_all - 1))) if n_all else 0
     flags_all = np.asarray(track.flags)
     diam_all = np.asarray(track.diameters, dtype=np.float64)
-    seen = (np.arange(n_all) >= start_index) & (flags_all != 2) & np.isfinite(diam_all) & (diam_all > 0)
+    seen = (np.arange(n_all) >= start_index) & (flags_all != COASTED) & np.isfinite(diam_all) & (diam_all > 0)
     seen &= np.isfinite(np.asarray(track.px)).all(axis=1)
     # a sighting touching the hand is pulled towards it: no use once the meteor is free, unless
     # there is little else
-    clear = seen & (flags_all != 3)
+    clear = seen & (flags_all != HAND)
     if np.count_nonzero(clear) >= max(6, 0.5 * np.count_nonzero(seen)):
         seen = clear
     idx = np.flatnonzero(seen)
@@ -669,11 +670,11 @@ def segment_flight(
     if len(diam) >= 5:
         pad = np.pad(diam, 4, mode="edge")
         local = np.median(np.lib.stride_tricks.sliding_window_view(pad, 9), axis=1)
-        flags = np.where((flags == 0) & (diam < 0.75 * local), 1, flags)
+        flags = np.where((flags == SEEN) & (diam < 0.75 * local), PARTIAL, flags)
     rays = camera.rays(px)
     centre = camera.center_mm
     focal = camera.focal_px
-    flag_sigma = np.where(flags == 3, 2.5, np.where(flags == 1, 3.0, 1.0))
+    flag_sigma = np.where(flags == HAND, 2.5, np.where(flags == PARTIAL, 3.0, 1.0))
     heights = (box.table, box.floor, box.rim)
     if penalty is None:
         penalty = 6.0 * math.log(3.0 * len(t))  # BIC: six parameters a stretch
@@ -691,10 +692,10 @@ def segment_flight(
     blur = step * (2.0 * exposure_half_frames) / np.maximum(diam, 1.0)
     # the track's own size noise (from the jitter of consecutive sizes) and a bias allowance
     log_d = np.log(np.maximum(diam, 1.0))
-    jitter = np.diff(log_d[flags == 0]) if np.count_nonzero(flags == 0) > 6 else np.array([0.1])
+    jitter = np.diff(log_d[flags == SEEN]) if np.count_nonzero(flags == SEEN) > 6 else np.array([0.1])
     size_jitter = 1.4826 * float(np.median(np.abs(jitter - np.median(jitter)))) / math.sqrt(2.0)
     rel = math.hypot(max(size_jitter, 0.01), size_rel)
-    size_noise = np.where((flags == 1) | (flags == 3), 1.0, rel * (1.0 + blur))
+    size_noise = np.where((flags == PARTIAL) | (flags == HAND), 1.0, rel * (1.0 + blur))
     sigma_perp = sigma_px * flag_sigma * distances / focal
     # which sightings could be a contact on each surface: where the ray meets that surface's plane
     contact_on = [box.contact_ok(k, box.sd(camera.pixel_to_plane(px, h)[:, :2])) for k, h in enumerate(heights)]
@@ -870,7 +871,7 @@ def _last_seen_over_table(a: Stretch, b: Stretch, t: np.ndarray, dt: float, box:
 def _above_table(camera, pos, radius: float, t, diam, flags, tc: float, dt: float) -> list[str]:
     """The doubt about a table contact at `pos` (time `tc`) whose clear sightings round it look
     larger than a meteor touching the table there (`TABLE_CONTACT_SIZE_MAX`); empty if none."""
-    near = (np.abs(t - tc) <= 1.5 * dt) & (flags == 0)
+    near = (np.abs(t - tc) <= 1.5 * dt) & (flags == SEEN)
     if not near.any():
         return []
     contact = np.array([[pos[0], pos[1], radius]])

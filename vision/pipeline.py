@@ -23,20 +23,15 @@ from typing import Any, Literal
 import numpy as np
 
 from calibration.rig import Rig
-from vision.analysis import LaunchTrack, judge_launch
+from vision.analysis import judge_launch
 from vision.detector import Detection, MeteorDetector
 from vision.hand import HandWatch
+from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack
 from vision.tracker import KalmanTracker
 from vision.verdict import Verdict
 
 EventKind = Literal["calibrated", "state", "release", "bounce", "entered_box", "rest", "verdict", "warning"]
 State = Literal["calibrating", "waiting", "in_hand", "in_flight", "at_rest"]
-
-# track flags
-SEEN = 0
-PARTIAL = 1
-COASTED = 2
-HAND = 3  # touching a hand (or another foreground object): occluded, carried
 
 HAND_TOUCH = 0.2  # a sighting whose ring a hand covers more than this is touching the hand
 # a still meteor with more of the ring of `MeteorDetector.hand_nearby` changed is in a hand (14 generated

@@ -52,6 +52,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from vision.hand import release_from_pairs
 from vision.kinks import pixel_segments
+from vision.track import COASTED, HAND, PARTIAL, SEEN
 
 G_MM_S2 = 9810.0
 GRAVITY = np.array([0.0, 0.0, -G_MM_S2])
@@ -576,7 +577,7 @@ def estimate_release(
     diam_all = np.asarray(track.diameters, dtype=np.float64)
     n_all = len(frames_all)
     stop_all = n_all if first_impact_index is None else max(0, min(n_all, int(first_impact_index)))
-    ok = (flags_all != 2) & np.isfinite(px_all).all(axis=1) & np.isfinite(diam_all) & (diam_all > 0)
+    ok = (flags_all != COASTED) & np.isfinite(px_all).all(axis=1) & np.isfinite(diam_all) & (diam_all > 0)
     ok[stop_all:] = False
     idx = np.flatnonzero(ok)
     if len(idx) < 8:
@@ -593,7 +594,7 @@ def estimate_release(
 
     # -- the hold and the start of the throw ---------------------------------------------------------
     upx = proj.undistort(px)
-    throw = _throw_start(upx, times, len(px), float(np.median(diam)), in_hand=flags == 3)
+    throw = _throw_start(upx, times, len(px), float(np.median(diam)), in_hand=flags == HAND)
     if throw is None:
         return _unreliable("no held-still stretch before the throw (the release was not seen)", fps, e0, (e_lo, e_hi))
     run_first, moving = throw
@@ -602,7 +603,7 @@ def estimate_release(
     hold_px = np.median(upx[start:moving], axis=0)
 
     # -- a ballistic arc from the first clear run after the throw, grown to the first impact --------
-    clear = (flags == 0) | (flags == 1)
+    clear = (flags == SEEN) | (flags == PARTIAL)
     first_clear = None
     for j in range(moving + 1, len(px) - 2):
         if clear[j] and clear[j + 1] and clear[j + 2]:
@@ -660,9 +661,9 @@ def estimate_release(
 
     # -- the joint fit ---------------------------------------------------------------------------------
     sl = slice(start, stop)
-    sig = np.where(flags[sl] == 1, sigma_px * PARTIAL_FACTOR, sigma_px)
-    sig = np.where(flags[sl] == 3, sigma_px * HAND_FACTOR, sig)
-    size_w = np.where(flags[sl] == 0, 1.0 / SIZE_SIGMA, np.where(flags[sl] == 3, 1.0 / HAND_SIZE_SIGMA, 0.0))
+    sig = np.where(flags[sl] == PARTIAL, sigma_px * PARTIAL_FACTOR, sigma_px)
+    sig = np.where(flags[sl] == HAND, sigma_px * HAND_FACTOR, sig)
+    size_w = np.where(flags[sl] == SEEN, 1.0 / SIZE_SIGMA, np.where(flags[sl] == HAND, 1.0 / HAND_SIZE_SIGMA, 0.0))
     landing = None
     if impact_height_mm is None:
         impact_height_mm = radius
@@ -709,7 +710,7 @@ def estimate_release(
     except np.linalg.LinAlgError:
         sigma_tr = float("inf")
     pix_res = r[:n_pix].reshape(-1, 2) * data.sigma[:, None]
-    clean = (flags[sl] == 0) & ~covered
+    clean = (flags[sl] == SEEN) & ~covered
     rms = float(np.sqrt(np.mean(np.sum(pix_res[clean] ** 2, axis=1)))) if clean.any() else float("nan")
 
     if hand is not None:
@@ -793,7 +794,7 @@ def estimate_release(
     if moving - start < 3:
         reasons.append("too short a hold before the throw")
         kinds.append("short_hold")
-    hidden = (frames_all > frames[moving - 1]) & (frames_all < frames[first_clear]) & (flags_all == 2)
+    hidden = (frames_all > frames[moving - 1]) & (frames_all < frames[first_clear]) & (flags_all == COASTED)
     if hidden.sum() >= 2:
         reasons.append(f"meteor hidden for {int(hidden.sum())} frames around the release")
         kinds.append("hidden")

@@ -9,6 +9,7 @@ from calibration.geometry import BoxPose
 from calibration.rig import Rig
 from vision.analysis import _bracketed_guess, _first_departure, _hand_seen_holding, possible_rulings, ruling_of
 from vision.landing import herd_line_signed, herd_normal
+from vision.track import HAND, SEEN
 
 TRI = ("triceratops", "dinosaur", "triceratops")
 TREX = ("trex", "dinosaur", "trex")
@@ -114,11 +115,11 @@ def test_without_a_clean_hold_the_throw_starts_where_the_meteor_leaves_its_spot(
 @pytest.mark.parametrize(
     ("rule", "flags", "throw_start", "seen"),
     [
-        ("the hand seen on the held meteor: its letting go can be seen", [3] * 10 + [0] * 5, 9, True),
-        ("a hold the touch ring saw as free: 'free' says nothing", [0] * 15, 9, False),
-        ("the hand seen only long before the throw", [3] * 2 + [0] * 13, 9, False),
+        ("the hand seen on the held meteor: its letting go can be seen", [HAND] * 10 + [SEEN] * 5, 9, True),
+        ("a hold the touch ring saw as free: 'free' says nothing", [SEEN] * 15, 9, False),
+        ("the hand seen only long before the throw", [HAND] * 2 + [SEEN] * 13, 9, False),
         ("the track starts in flight: no hold, so no letting go seen (held-out 9015 clip_059: found mid-push)",
-         [0] * 15, 0, False),
+         [SEEN] * 15, 0, False),
     ],
 )
 def test_a_hand_free_sighting_means_let_go_only_where_the_hand_was_seen_holding(rule, flags, throw_start, seen):

@@ -12,7 +12,8 @@ import numpy as np
 import pytest
 
 from footage.labels import rest_center
-from vision.pipeline import COASTED, JudgeConfig, LaunchJudge, calibration_from_label
+from vision.pipeline import JudgeConfig, LaunchJudge, calibration_from_label
+from vision.track import COASTED
 from vision.truth import load_label
 from vision.video import read_frames
 

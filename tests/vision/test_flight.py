@@ -12,7 +12,6 @@ import pytest
 from calibration.camera import CameraModel
 from calibration.geometry import BoxPose
 from footage.physics import Material, World, simulate
-from vision.analysis import LaunchTrack
 from vision.flight import (
     CONTACT,
     TABLE_CONTACT_SIZE_MAX,
@@ -21,6 +20,7 @@ from vision.flight import (
     count_table_bounces,
     segment_flight,
 )
+from vision.track import LaunchTrack
 from vision.truth import load_label
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 
 import vision.pipeline as pipeline_module
-from vision.analysis import LaunchTrack
 from vision.hand import HandWatch, hand_shift, release_from_pairs, release_from_shifts
 from vision.release import default_exposure_range
 from vision.runner import run_judge
+from vision.track import LaunchTrack
 from vision.truth import load_label
 from vision.video import read_frames
 

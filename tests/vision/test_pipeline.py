@@ -63,8 +63,8 @@ def test_overlay_draws_without_changing_the_frame():
 def test_a_streak_washed_out_by_motion_blur_is_still_tracked():
     """Bundled clip_004 (30 fps): between the release and the first bounce the meteor is a long faint
     streak the colour test misses. The faint-streak search keeps it in sight for most of those frames."""
-    from vision.pipeline import COASTED, PARTIAL
     from vision.runner import run_judge
+    from vision.track import COASTED, PARTIAL
 
     label = load_label(SAMPLES / "clip_004.json")
     tracks = []

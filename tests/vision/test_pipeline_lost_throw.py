@@ -7,7 +7,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from vision.pipeline import COASTED, HAND, JudgeConfig, LaunchJudge, calibration_from_label
+from vision.pipeline import JudgeConfig, LaunchJudge, calibration_from_label
+from vision.track import COASTED, HAND, SEEN
 from vision.truth import load_label
 
 LABEL = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.json"
@@ -86,7 +87,7 @@ def test_a_meteor_flung_out_of_the_trackers_reach(judge, case, xs, frames_later,
 
 def test_a_meteor_flung_out_of_reach_and_found_lying_far_away_is_judged(judge):
     xs = [400] * 10 + [420, 470, 540] + [700] * 15  # held, flung, lost, then seen lying still far away
-    flags = [HAND] * 10 + [COASTED] * 3 + [0] * 15
+    flags = [HAND] * 10 + [COASTED] * 3 + [SEEN] * 15
     _track(judge, xs, flags)
     judge._box = [min(xs), max(xs), 300.0, 300.0]
     judge.tracker.start(700.0, 300.0)
@@ -98,7 +99,7 @@ def test_a_meteor_flung_out_of_reach_and_found_lying_far_away_is_judged(judge):
 @pytest.mark.parametrize(("lost_judged", "state"), [(False, "in_flight"), (True, "in_hand")])
 def test_after_a_lost_launch_a_meteor_seen_in_mid_flight_is_not_a_new_launch(judge, lost_judged, state):
     xs = list(range(100, 100 + 30 * 13, 30))  # flying free from its first sighting: no hold
-    _track(judge, xs, [0] * len(xs))
+    _track(judge, xs, [SEEN] * len(xs))
     judge._box = [min(xs), max(xs), 300.0, 300.0]
     judge.tracker.start(float(xs[-1]), 300.0)  # still tracking it
     judge.state = "in_hand"
@@ -113,12 +114,12 @@ CARRY_IN = list(range(5, 365, 30)) + [365] * 8  # from the picture's left edge i
 @pytest.mark.parametrize(
     ("case", "xs", "flags", "state"),
     [
-        ("carried in over the edge, now held in a hand: not a launch", CARRY_IN, [0] * 12 + [HAND] * 8, "in_hand"),
+        ("carried in over the edge, now held in a hand: not a launch", CARRY_IN, [SEEN] * 12 + [HAND] * 8, "in_hand"),
         ("carried in, still moving in the hand", list(range(5, 605, 30)), [HAND] * 20, "in_flight"),
         ("first seen inside the picture, now held: judged as before", [x + 300 for x in CARRY_IN],
-         [0] * 12 + [HAND] * 8, "in_flight"),
+         [SEEN] * 12 + [HAND] * 8, "in_flight"),
         ("thrown from a hold at the edge, then held: judged as before", [30] * 8 + CARRY_IN[3:],
-         [HAND] * 8 + [0] * 9 + [HAND] * 8, "in_flight"),
+         [HAND] * 8 + [SEEN] * 9 + [HAND] * 8, "in_flight"),
     ],
 )
 def test_a_meteor_carried_into_view_and_held_is_not_a_launch(judge, case, xs, flags, state):
@@ -185,7 +186,7 @@ def test_a_meteor_put_down_in_a_hand_unseen_by_the_touch_ring_is_held_not_at_res
                                                                                    palm, state):
     from vision.detector import Detection
 
-    _track(judge, xs, [0] * len(xs))
+    _track(judge, xs, [SEEN] * len(xs))
     judge._box = [min(xs), max(xs), 300.0, 300.0]
     judge.tracker.start(float(xs[-1]), 300.0)
     judge.state = "in_flight"

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from calibration.camera import CameraModel
-from vision.analysis import LaunchTrack
 from vision.release import estimate_release
+from vision.track import LaunchTrack
 
 ROOT = Path(__file__).resolve().parents[2]
 D = 24.0
