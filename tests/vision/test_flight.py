@@ -196,6 +196,9 @@ COUNTS = [
      [_impact(50), _impact(58, reasons=["apparent size 1.20× a table contact's: above the table"])], 70, (1, 1, 2)),
     ("arcs that meet above the table: out of the count, inside the bounds",
      [_impact(50), _impact(58, reasons=["the arcs meet 30 mm above the table"])], 70, (1, 1, 2)),
+    ("a table contact whose camera ray passes over the rim: out of the count (a rim hit more often than not), "
+     "inside the bounds",
+     [_impact(50), _impact(58, reasons=["on the camera ray it may as well be a rim contact"])], 70, (1, 1, 2)),
     ("a box impact after an unseen frame last seen over the table: may be a table bounce",
      [_box_impact_maybe_table(65)], 65, (0, 0, 1)),
     ("a box-floor bounce before the entry whose ray meets the table: may be a table bounce (held-out 9014 "
