@@ -17,6 +17,7 @@ from vision.flight import (
     TABLE_CONTACT_SIZE_MAX,
     FlightImpact,
     _above_table,
+    _Design,
     count_table_bounces,
     segment_flight,
 )
@@ -125,6 +126,32 @@ def test_bounces_die_into_a_roll_that_is_not_counted(scene):
     assert all(i.frame <= last_true + 2 for i in flight.impacts if i.bounce)
     rolling = [s for s in flight.stretches if s.kind == CONTACT]
     assert sum(s.stop - s.start for s in rolling) > 40  # a long roll, and no bounce in it
+
+
+@pytest.mark.parametrize("hop_frames", [9, 11])
+def test_a_low_hop_seen_from_above_is_no_roll(scene, hop_frames):
+    """A roll decelerates only as rolling resistance allows (`ROLL_ACCEL_MM_S2`). Seen from above, a
+    hop's height shows as a curve in the ground-projected path; a roll free to accelerate (1500 mm/s²
+    a sigma, as before) bent itself along that curve, and the dribbles' low hops went uncounted. Its
+    misfit must now exceed what one more stretch costs (the split's BIC penalty)."""
+    camera, _pose, rig, _world = scene
+    radius = rig.meteor.diameter_mm / 2
+    centre = camera.center_mm
+    t = np.arange(hop_frames) / FPS
+    up_mm_s = 9810.0 * t[-1] / 2  # from the table back to it: 22 mm and 34 mm high
+    path = np.column_stack(
+        [centre[0] + 300 + 600 * t, centre[1] + 150 + 300 * t, radius + up_mm_s * t - 0.5 * 9810.0 * t * t]
+    )
+    rays = camera.rays(camera.project(path))
+    distances = np.linalg.norm(path - centre, axis=1)
+    sigma_perp = 0.4 * distances / camera.focal_px
+    heights = (radius, radius + rig.box.floor_height_mm, radius + rig.box.rim_height_mm)
+    design = _Design(t, rays, centre, distances, sigma_perp, 0.05 * distances, heights)
+    whole = (np.array([0]), np.array([hop_frames]))
+    _, _, arc_rss = design.fit(0, *whole)
+    _, _, roll_rss = design.fit(1, *whole)
+    penalty = 6.0 * math.log(3.0 * hop_frames)  # segment_flight's BIC: six parameters a stretch
+    assert roll_rss[0] > arc_rss[0] + penalty
 
 
 def test_a_gap_over_the_bounce_is_bridged(scene):
