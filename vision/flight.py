@@ -6,11 +6,10 @@ equations (the offsets across the ray, in millimetres, weighted by the pixel noi
 and a weak third one along the ray from the apparent diameter. So every stretch of sightings has
 normal equations that are prefix-sum differences and its best arc costs one 6×6 solve; the split
 of the flight into arcs (and rolling contacts: z fixed on a surface, x and y slowed by rolling
-resistance, `ROLL_ACCEL_MM_S2`) is a
-dynamic programme minimising the residual χ² plus a BIC penalty per stretch, plus physics: an arc
-may only end by coming down onto a surface (the table outside the box, the floor inside it, a rim,
-or a wall) and may only start by rising from one, so a kink in the pixels is no impact unless the
-3D arc actually touches something there.
+resistance, `ROLL_ACCEL_MM_S2`) is a dynamic programme minimising the residual χ² plus a BIC
+penalty per stretch, plus physics: an arc may only end by coming down onto a surface (the table
+outside the box, the floor inside it, a rim, or a wall) and may only start by rising from one, so
+a kink in the pixels is no impact unless the 3D arc actually touches something there.
 
 Impacts are where consecutive arcs meet. Each is placed in 3D (hence its surface), timed (frame =
 floor(t·fps), t the absolute time of frame i's mid-exposure being (i + exposure_half)/fps), and
