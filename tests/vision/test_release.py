@@ -184,8 +184,14 @@ ERROR_MODEL_TABLE = [
     ("the hand's time, the meteor hidden round it: unchecked", ("hand", "hidden"), 0.5, 10, "hidden", (4, 2)),
     ("uncertain release time: unusable", ("sigma",), 0.5, 10, "bad", None),
     ("implausible height: unusable", ("hidden", "height"), 0.5, 10, "bad", None),
-    ("poor fit by RMS though no reason given", (), 1.6, 12, "bad", None),
-    ("too few clear sightings", (), 0.4, 4, "bad", None),
+    ("a rough fit by RMS, nothing else wrong: the wide window", (), 1.6, 12, "rough", (8, 4)),
+    ("only 4 clear sightings: rough", (), 0.4, 4, "rough", (8, 4)),
+    ("a poor fit of the hand-timed flight, under 6 px: rough", ("hand", "poor_fit"), 4.0, 8, "rough", (8, 4)),
+    ("only partial sightings of the flight: rough", ("poor_fit",), float("nan"), 6, "rough", (8, 4)),
+    ("a fit off by over 6 px: unusable", ("poor_fit",), 7.0, 10, "bad", None),
+    ("too few clear sightings", (), 0.4, 3, "bad", None),
+    ("rough and pushed in the hold: unusable", ("push_in_hold",), 2.0, 10, "bad", None),
+    ("rough with an uncertain time: unusable", ("sigma",), 2.0, 10, "bad", None),
     ("no fit at all", ("no_fit",), float("nan"), 0, "bad", None),
 ]
 
