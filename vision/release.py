@@ -507,7 +507,7 @@ def throw_move_px(diameter_px: float) -> float:
     return min(MOVE_PX, MOVE_DIAMETERS * diameter_px)
 
 
-def _throw_start(
+def held_still_before_throw(
     px: np.ndarray, times: np.ndarray, stop: int, diameter_px: float = math.inf, in_hand: np.ndarray | None = None
 ) -> tuple[int, int] | None:
     """(first, end) of the last held-still run that a big move follows; end is the first moving index.
@@ -606,7 +606,7 @@ def estimate_release(
 
     # -- the hold and the start of the throw ---------------------------------------------------------
     upx = proj.undistort(px)
-    throw = _throw_start(upx, times, len(px), float(np.median(diam)), in_hand=flags == HAND)
+    throw = held_still_before_throw(upx, times, len(px), float(np.median(diam)), in_hand=flags == HAND)
     if throw is None:
         return _unreliable("no held-still stretch before the throw (the release was not seen)", fps, e0, (e_lo, e_hi))
     run_first, moving = throw

@@ -249,14 +249,14 @@ def test_the_best_guess_inside_the_release_window(rule, kinds, fps, typical):
     ],
 )
 def test_a_throw_is_a_move_of_some_meteor_diameters_after_a_hold(rule, diameter_px, found):
-    from vision.release import _throw_start
+    from vision.release import held_still_before_throw
 
     fps = 60.0
     hold = [(100.0 + 0.2 * (k % 2), 200.0) for k in range(12)]
     lob = [(100.0 + 2.0 * k, 200.0) for k in range(1, 16)]  # 30 px in a quarter second
     px = np.array(hold + lob)
     times = np.arange(len(px)) / fps
-    throw = _throw_start(px, times, len(px), diameter_px)
+    throw = held_still_before_throw(px, times, len(px), diameter_px)
     assert (throw is not None) is found, rule
     if found:
         assert throw[1] == len(hold)  # the first moving sighting
@@ -336,7 +336,7 @@ def test_the_meteor_own_fit_is_a_rival_where_it_disagrees_with_the_hand(rule, ha
     ],
 )
 def test_the_throw_starts_from_the_last_hold_the_hand_was_seen_in(rule, hand_seen, expected_end):
-    from vision.release import _throw_start
+    from vision.release import held_still_before_throw
 
     fps = 60.0
     hold = [(100.0 + 0.2 * (k % 2), 200.0) for k in range(12)]
@@ -346,7 +346,7 @@ def test_the_throw_starts_from_the_last_hold_the_hand_was_seen_in(rule, hand_see
     px = np.array(hold + flight + lying + roll)
     in_hand = np.zeros(len(px), bool)
     in_hand[: len(hold)] = hand_seen
-    throw = _throw_start(px, np.arange(len(px)) / fps, len(px), 10.0, in_hand=in_hand)
+    throw = held_still_before_throw(px, np.arange(len(px)) / fps, len(px), 10.0, in_hand=in_hand)
     assert throw is not None and throw[1] == expected_end, rule
 
 
