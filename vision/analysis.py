@@ -210,6 +210,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     missing = list(calibration.markers_missing)
     # a label's true calibration (`SimpleCalibration`, for development) has no marker solve to doubt
     doubt = calibration_doubt(calibration, rig) if isinstance(calibration, Calibration) else None
+    if track.flight_unseen:
+        always.append("launch not seen: the meteor was found lying in the box while the judge followed something else")
     if doubt:
         always.append(f"markers missing: {missing}: {doubt}")
     elif missing:

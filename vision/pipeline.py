@@ -26,6 +26,7 @@ from calibration.rig import Rig
 from vision.analysis import judge_launch
 from vision.detector import Detection, MeteorDetector
 from vision.hand import HandWatch
+from vision.landing import outline_signed_mm
 from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack
 from vision.tracker import KalmanTracker
 from vision.verdict import Verdict
@@ -37,6 +38,9 @@ HAND_TOUCH = 0.2  # a sighting whose ring a hand covers more than this is touchi
 # a still meteor with more of the ring of `MeteorDetector.hand_nearby` changed is in a hand (14 generated
 # clips of seed 9005: 0.09–0.28 round the 10 held meteors, at most 0.001 round meteors at rest)
 HAND_NEARBY = 0.05
+# box searches in a row (`JudgeConfig.search_every` frames apart) that must find the same meteor lying in
+# the box, far from the one held, before its launch counts as missed (held-out 9019 clip_046, 9015 clip_157)
+UNSEEN_LAUNCH_SEARCHES = 3
 VANISH_SIGHTINGS = 2  # a held meteor lost within this many sightings of leaving its hold may be flung
 PUSH_GROWTH = 1.1  # a push speeds the held meteor up by more than this factor per frame
 # a faint streak (`MeteorDetector.faint_candidates_near`) is looked for only when the tracked meteor
@@ -178,7 +182,7 @@ class LaunchJudge:
     def finish(self) -> list[JudgeEvent]:
         """End of stream: decide a launch still in progress (the meteor lost, or never still long enough)."""
         events: list[JudgeEvent] = []
-        if self.state == "in_flight" and self._launch_moved():
+        if self.state == "in_flight" and (self._launch_moved() or self._flight_unseen):
             lost = not self.tracker.active or self.tracker.missed > 0
             self._decide(self._last_frame, events, lost=lost, final=True)
         elif self.state == "in_hand" and not self.tracker.active and (
@@ -297,6 +301,8 @@ class LaunchJudge:
         self._launch_start: int | None = None
         self._still_count = 0
         self._unseen = 0
+        self._flight_unseen = False  # the meteor was found lying in the box, its launch missed
+        self._in_box_elsewhere: tuple[float, float, int] | None = None  # (x, y, searches in a row)
         self._hand.reset()
         # where a hand the touch ring did not see holds the meteor (see `_hand_seen_nearby`)
         self._unseen_hand_hold: tuple[float, float] | None = None
@@ -511,6 +517,16 @@ class LaunchJudge:
             return
         if self.state == "in_hand":
             self._hand.remember(frame_index, frame_bgr)
+            found = self._meteor_lying_in_box_elsewhere(frame_bgr, frame_index)
+            if found is not None:
+                # what the tracker holds is not the meteor (a camouflaged meteor, a ghost of the arm the
+                # background had learned): judge the meteor found, its launch unseen, disputed
+                self._reset_track()
+                self._flight_unseen = True
+                self.tracker.reset()
+                self.tracker.start(*found)
+                self._set_state("in_flight", frame_index, events, "meteor found in the box: its launch was not seen")
+                return
             if not self.tracker.active:
                 if self._thrown_from_hold():
                     # held still, then flung away and lost before it ever looked free of the hand:
@@ -582,6 +598,56 @@ class LaunchJudge:
                 self._reset_track()
                 self.tracker.reset()
                 self._set_state("waiting", frame_index, events, "meteor gone")
+
+    def _meteor_lying_in_box_elsewhere(self, frame_bgr: np.ndarray, frame_index: int) -> tuple[float, float] | None:
+        """A meteor-sized, meteor-coloured blob lying inside the box, far from the meteor being held, in
+        `UNSEEN_LAUNCH_SEARCHES` box searches in a row: where it is, else None. Searched every
+        `JudgeConfig.search_every` frames, only over the box."""
+        if frame_index % self.config.search_every or not self._frames or self.calibration is None:
+            return None
+        if self._lost_judged:
+            return None  # the meteor of the launch just judged as lost, found where it landed: judged already
+        detector = self.detector
+        window = self._box_window_px()
+        if detector is None or window is None:
+            return None
+        held_x, held_y = self._px[-2], self._px[-1]
+        s = detector.scale
+        x0, y0, x1, y1 = (int(v // s) for v in window)
+        small = detector.reduce(frame_bgr)[y0:y1, x0:x1]
+        pose, camera = self.calibration.box_pose, self.calibration.camera
+        floor_mm = self.rig.box.floor_height_mm + self.rig.meteor.diameter_mm / 2
+        found = None
+        size = 10.0
+        for cx, cy, _area, _frac, _label in detector.candidates(small, origin=(x0, y0), crop=True, with_motion=False):
+            ground = camera.pixel_to_plane(np.array([[cx, cy]]), floor_mm)[0]
+            # the meteor's own size there, not the tracked blob's (a ghost's size is anything)
+            size = float(camera.apparent_diameter_px(ground[None], self.rig.meteor.diameter_mm)[0])
+            if math.hypot(cx - held_x, cy - held_y) >= 8 * size and outline_signed_mm(self.rig, pose, ground[:2]) > 0:
+                found = (cx, cy)
+                break
+        last = self._in_box_elsewhere
+        if found is None:
+            self._in_box_elsewhere = None
+            return None
+        same = last is not None and math.hypot(found[0] - last[0], found[1] - last[1]) <= 0.5 * size
+        count = last[2] + 1 if same else 1
+        self._in_box_elsewhere = (found[0], found[1], count)
+        return found if count >= UNSEEN_LAUNCH_SEARCHES else None
+
+    def _box_window_px(self) -> tuple[int, int, int, int] | None:
+        """The picture's rectangle (full-res px) round the box outline, from the floor to the rim."""
+        pose, camera = self.calibration.box_pose, self.calibration.camera
+        corners = pose.box_to_table(np.asarray(self.rig.box.outline_mm, dtype=np.float64))
+        heights = (self.rig.box.floor_height_mm, self.rig.box.rim_height_mm)
+        points = np.vstack([np.column_stack([corners, np.full(len(corners), h)]) for h in heights])
+        pixels = camera.project(points)
+        width, height = self._frame_size or (1280, 720)
+        x0, y0 = np.clip(pixels.min(axis=0), 0, [width, height])
+        x1, y1 = np.clip(pixels.max(axis=0), 0, [width, height])
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return None
+        return int(x0), int(y0), int(x1), int(y1)
 
     def _start_hand_watch(self) -> None:
         """The meteor flies: measure the hand over the buffered frames, from the oldest clear sighting."""
@@ -754,6 +820,7 @@ class LaunchJudge:
             hand_shifts=np.asarray(self._hand.shifts, dtype=np.float64).reshape(-1, 2),
             hand_responses=np.asarray(self._hand.responses, dtype=np.float64),
             hand_direction=self._hand.direction,
+            flight_unseen=self._flight_unseen,
         )
         verdict, analysis = judge_launch(track, self.rig, self.calibration, self.config, frame_index)
         unsafe = self._launch_unsafe or self._unsafe_reason

@@ -33,3 +33,5 @@ class LaunchTrack:
     hand_shifts: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     hand_responses: np.ndarray = field(default_factory=lambda: np.zeros(0))
     hand_direction: np.ndarray | None = None
+    # the meteor was only found lying in the box while the judge followed something else: its launch unseen
+    flight_unseen: bool = False

@@ -1,0 +1,26 @@
+"""A launch the tracker missed is still judged, disputed, once the meteor is found lying in the box.
+
+The clip is generated seed 9019's clip_046 (`tests/vision/clips/`): a blue meteor on a blue table. The
+background learns the launcher's still arm; when the arm moves, the table it uncovers passes the
+colour test, and the tracker, holding "the meteor", follows that ghost to the end of the clip while
+the real meteor flies into the velociraptor space unseen. Before, no verdict was given at all.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from vision.runner import run_judge
+from vision.truth import load_label
+
+CLIP = Path(__file__).resolve().parent / "clips" / "camouflaged_9019_046.mp4"
+
+
+def test_a_meteor_found_lying_in_the_box_while_a_ghost_is_held_is_judged_disputed():
+    label = load_label(CLIP.with_suffix(".json"))
+    verdicts = run_judge(CLIP, label.scene, launch_mode=label.launch_mode).verdicts
+    assert len(verdicts) == 1
+    verdict = verdicts[0]
+    assert verdict.disputed
+    assert any(reason.startswith("launch not seen") for reason in verdict.dispute_reasons)
+    assert verdict.region == label.region == "velociraptor"  # the meteor found is the real one
