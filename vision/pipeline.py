@@ -603,7 +603,8 @@ class LaunchJudge:
         """A meteor-sized, meteor-coloured blob lying inside the box, far from the meteor being held, in
         `UNSEEN_LAUNCH_SEARCHES` box searches in a row: where it is, else None. Searched every
         `JudgeConfig.search_every` frames, only over the box."""
-        if frame_index % self.config.search_every or not self._frames or self.calibration is None:
+        following = self.tracker.active and self._frames and self.calibration is not None
+        if frame_index % self.config.search_every or not following:
             return None
         if self._lost_judged:
             return None  # the meteor of the launch just judged as lost, found where it landed: judged already
