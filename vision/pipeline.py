@@ -613,14 +613,11 @@ class LaunchJudge:
         if detector is None or window is None:
             return None
         held_x, held_y = self._px[-2], self._px[-1]
-        s = detector.scale
-        x0, y0, x1, y1 = (int(v // s) for v in window)
-        small = detector.reduce(frame_bgr)[y0:y1, x0:x1]
         pose, camera = self.calibration.box_pose, self.calibration.camera
         floor_mm = self.rig.box.floor_height_mm + self.rig.meteor.diameter_mm / 2
         found = None
         size = 10.0
-        for cx, cy, _area, _frac, _label in detector.candidates(small, origin=(x0, y0), crop=True, with_motion=False):
+        for cx, cy, _area, _frac, _label in detector.candidates_near(frame_bgr, *window):
             ground = camera.pixel_to_plane(np.array([[cx, cy]]), floor_mm)[0]
             # the meteor's own size there, not the tracked blob's (a ghost's size is anything)
             size = float(camera.apparent_diameter_px(ground[None], self.rig.meteor.diameter_mm)[0])
@@ -636,8 +633,9 @@ class LaunchJudge:
         self._in_box_elsewhere = (found[0], found[1], count)
         return found if count >= UNSEEN_LAUNCH_SEARCHES else None
 
-    def _box_window_px(self) -> tuple[int, int, int, int] | None:
-        """The picture's rectangle (full-res px) round the box outline, from the floor to the rim."""
+    def _box_window_px(self) -> tuple[float, float, float] | None:
+        """(x, y, reach) of the search window (`MeteorDetector.candidates_near`, full-res px) holding the
+        box outline from the floor to the rim, as far as it is in the picture."""
         pose, camera = self.calibration.box_pose, self.calibration.camera
         corners = pose.box_to_table(np.asarray(self.rig.box.outline_mm, dtype=np.float64))
         heights = (self.rig.box.floor_height_mm, self.rig.box.rim_height_mm)
@@ -648,7 +646,7 @@ class LaunchJudge:
         x1, y1 = np.clip(pixels.max(axis=0), 0, [width, height])
         if x1 - x0 < 8 or y1 - y0 < 8:
             return None
-        return int(x0), int(y0), int(x1), int(y1)
+        return float(x0 + x1) / 2, float(y0 + y1) / 2, float(max(x1 - x0, y1 - y0)) / 2
 
     def _start_hand_watch(self) -> None:
         """The meteor flies: measure the hand over the buffered frames, from the oldest clear sighting."""
