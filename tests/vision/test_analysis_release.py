@@ -41,7 +41,7 @@ def test_a_release_window_ending_12_mm_behind_the_line_is_disputed():
     clip_124: a hand-timed fit 15 mm off at its window's last frame called a -5 mm foul valid, at the
     3.5 mm it was). clip_000's hand-timed window, moved so its last frame lies 12 mm behind the line,
     is within two sigmas of it (at 3.5 mm it was not): the herd call is disputed."""
-    from vision.landing import herd_line_signed
+    from vision.landing import herd_line_signed, herd_normal
 
     label = load_label(VIDEO.with_suffix(".json"))
     track, rig, calibration, config, frame_index = judge_launch_inputs(VIDEO, label)[0]
@@ -51,9 +51,8 @@ def test_a_release_window_ending_12_mm_behind_the_line_is_disputed():
     line = np.asarray(calibration.herd_line_mm or rig.herd_line_mm, dtype=np.float64)
     last = est.model_position(est.frame_time_s(est.frame + 1.0))[0, :2]  # the window's last frame
     behind_mm = herd_line_signed(rig, calibration.box_pose, last, line, est.v_r[:2])
-    normal = (herd_line_signed(rig, calibration.box_pose, line[0] + [1.0, 0.0], line, est.v_r[:2]),
-              herd_line_signed(rig, calibration.box_pose, line[0] + [0.0, 1.0], line, est.v_r[:2]))
-    moved = line + (behind_mm - 12.0) * np.asarray(normal)  # the window's last frame 12 mm behind it
+    normal = herd_normal(rig, calibration.box_pose, line, est.v_r[:2])
+    moved = line + (behind_mm - 12.0) * normal  # the window's last frame 12 mm behind it
     shifted = calibration.model_copy(update={"herd_line_mm": tuple(map(tuple, moved))})
     verdict, _ = judge_launch(track, rig, shifted, config, frame_index)
     assert verdict.disputed and any("herd line" in reason for reason in verdict.dispute_reasons)
