@@ -1,0 +1,72 @@
+"""Heights the judge cannot trust, and the second opinions that catch them.
+
+Seen from above, a meteor's height comes from perspective and its apparent size, both weak. Two
+held-out clips of seed 9021 (`tests/vision/clips/`) were called wrong, undisputed, from bad heights:
+
+- clip_123 (30 fps, where a fast meteor is a faint streak) bounced on the table 3 frames after the
+  release and hit the box rim; its arcs put it 300–500 mm up, a lob straight into the box, and the
+  launch was called void. In flight it read half the size a meteor at that height would.
+- clip_027 was released 427 mm up, 51 mm over the herd line; the release fit put it 75 mm up and
+  200 mm further back, and the foul was called valid. The flight's arcs alone, without the fit's
+  release point, put the first free sighting 413 mm up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import numpy as np
+from launch_inputs import judge_launch_inputs
+
+from vision.analysis import FLIGHT_SIZE_MIN, flight_size_ratio, judge_launch
+from vision.runner import run_judge
+from vision.truth import load_label
+
+SAMPLE = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
+LOB = Path(__file__).resolve().parent / "clips" / "lob_misread_9021_123.mp4"
+LOW_FIT = Path(__file__).resolve().parent / "clips" / "release_fit_too_low_9021_027.mp4"
+SIZE_DOUBT = "in flight the meteor reads"
+
+
+def test_a_flight_read_at_its_arcs_height_keeps_the_count_firm():
+    label = load_label(SAMPLE.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(SAMPLE, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    ratio = flight_size_ratio(track, analysis.flight, calibration.camera, rig.meteor.diameter_mm,
+                              analysis.release_index)
+    assert 0.8 < ratio < 1.2
+    assert not any(SIZE_DOUBT in note for note in verdict.notes)
+
+
+def test_a_flight_reading_far_smaller_than_at_rest_makes_the_count_a_lower_bound():
+    label = load_label(SAMPLE.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(SAMPLE, label)[0]
+    in_flight = (track.frames >= label.release.frame) & (track.frames < label.entered_box_frame)
+    shrunk = replace(track, diameters=np.where(in_flight, 0.4 * track.diameters, track.diameters))
+    verdict, analysis = judge_launch(shrunk, rig, calibration, config, frame_index)
+    ratio = flight_size_ratio(shrunk, analysis.flight, calibration.camera, rig.meteor.diameter_mm,
+                              analysis.release_index)
+    assert ratio < FLIGHT_SIZE_MIN
+    assert any("lower bound" in note and SIZE_DOUBT in note for note in verdict.notes)
+
+
+def test_a_lob_whose_meteor_reads_too_small_for_its_height_is_disputed_not_called_void():
+    label = load_label(LOB.with_suffix(".json"))
+    verdicts = run_judge(LOB, label.scene, launch_mode=label.launch_mode).verdicts
+    assert len(verdicts) == 1
+    verdict = verdicts[0]
+    assert label.bounces_before_box == 1 and label.valid
+    assert verdict.valid == label.valid or verdict.disputed
+    assert any(SIZE_DOUBT in reason for reason in verdict.dispute_reasons)
+
+
+def test_a_release_fit_far_below_the_arcs_leaves_the_herd_call_disputed():
+    label = load_label(LOW_FIT.with_suffix(".json"))
+    verdicts = run_judge(LOW_FIT, label.scene, launch_mode=label.launch_mode).verdicts
+    assert len(verdicts) == 1
+    verdict = verdicts[0]
+    assert not label.herd_line_ok
+    assert any("both heights allowed" in note for note in verdict.notes)
+    assert verdict.herd_line_ok == label.herd_line_ok or verdict.disputed
+    assert any(reason.startswith("release") for reason in verdict.dispute_reasons)
