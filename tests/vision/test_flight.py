@@ -226,6 +226,9 @@ COUNTS = [
     ("a table contact whose camera ray passes over the rim: out of the count (a rim hit more often than not), "
      "inside the bounds",
      [_impact(50), _impact(58, reasons=["on the camera ray it may as well be a rim contact"])], 70, (1, 1, 2)),
+    ("a table contact near the box rim: counted, inside the bounds",
+     [_impact(50), _impact(58, reasons=["near the box rim (15 mm from its outline): may be a rim hit"])], 70,
+     (2, 1, 2)),
     ("a box impact after an unseen frame last seen over the table: may be a table bounce",
      [_box_impact_maybe_table(65)], 65, (0, 0, 1)),
     ("a box-floor bounce before the entry whose ray meets the table: may be a table bounce (held-out 9014 "
@@ -353,3 +356,20 @@ def test_a_table_contact_whose_camera_ray_crosses_the_rim_may_be_a_rim_contact(
     table_contact = centre + along * (rim_contact - centre)  # the same pixel, on the table
     assert box.surface(table_contact) == "table"  # a contact the arcs would place on the table
     assert box.rim_on_ray(centre, table_contact) is maybe_rim, rule
+
+
+@pytest.mark.parametrize(
+    ("rule", "outward_mm", "doubted"),
+    [
+        ("a table contact 15 mm outside the outline may be a rim hit (held-out 9022 clip_166)", 15.0, True),
+        ("a table contact 40 mm outside the outline is on the table", 40.0, False),
+    ],
+)
+def test_a_table_contact_next_to_the_box_may_be_a_rim_hit(scene, rule, outward_mm, doubted):
+    from vision.flight import _Box, _near_the_rim
+
+    _camera, pose, rig, _ = scene
+    box = _Box(rig, pose, rig.meteor.diameter_mm / 2)
+    _, hy = rig.box.outline_mm[2]
+    contact = np.append(pose.box_to_table(np.array([[0.0, -(hy + outward_mm)]]))[0], box.table)
+    assert bool(_near_the_rim(box, contact)) is doubted, rule
