@@ -28,7 +28,7 @@ import numpy as np
 from calibration.rig import Rig
 from calibration.solve import Calibration
 from calibration.tracking import calibration_doubt
-from vision.flight import rest_start, segment_flight
+from vision.flight import FlightAnalysis, rest_start, segment_flight
 from vision.landing import RIM_BAND_MM, classify_point, herd_line_signed, outline_signed_mm
 from vision.release import estimate_release, held_still_before_throw, release_spread, window_sigma_mm
 from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack
@@ -98,7 +98,9 @@ def _first_departure(px: np.ndarray, stop: int, diameter_px: float) -> int:
     return max(0, int(moved[0]) - 1) if len(moved) else 0
 
 
-def flight_size_ratio(track: LaunchTrack, flight, camera, diameter_mm: float, release_index: int) -> float:
+def flight_size_ratio(
+    track: LaunchTrack, flight: FlightAnalysis, camera, diameter_mm: float, release_index: int
+) -> float:
     """How large the meteor reads in flight before the box, against the size its arcs' height implies,
     relative to the same ratio at rest (the detector's own scale); NaN without enough sightings."""
     if flight.rest_index is None:
