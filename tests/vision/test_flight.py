@@ -373,3 +373,17 @@ def test_a_table_contact_next_to_the_box_may_be_a_rim_hit(scene, rule, outward_m
     _, hy = rig.box.outline_mm[2]
     contact = np.append(pose.box_to_table(np.array([[0.0, -(hy + outward_mm)]]))[0], box.table)
     assert bool(_near_the_rim(box, contact)) is doubted, rule
+
+
+def test_a_rebound_read_livelier_than_any_table_teaches_no_restitution(scene):
+    """Held-out 9024 clip_072: one table bounce read 0.98 (vertical restitution), the hops inferred from
+    it into the roll never died down, and 30 table bounces were counted for 8. A bounce read above
+    `TABLE_RESTITUTION_MAX` is misread: the table's restitution stays at the prior."""
+    from vision.flight import RESTITUTION_PRIOR, TABLE_RESTITUTION_MAX
+
+    track, truth = _synthetic(scene, (33.0, -86.0, 150.0), (400.0, 40.0, 0.0), table_restitution=0.95)
+    assert truth["table_before"] >= 2
+    flight = _analyse(scene, track)
+    resolved = [i for i in flight.impacts if i.bounce and i.surface == "table" and not i.inferred]
+    assert len(resolved) >= 2 and min(i.rebound_m_s / -i.vz_before_m_s for i in resolved) > TABLE_RESTITUTION_MAX
+    assert flight.restitution == RESTITUTION_PRIOR["table"][0]
