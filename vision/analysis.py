@@ -41,6 +41,11 @@ BRACKET_SIGMA_MM = 4.0  # one sigma of the first hand-free sighting's ground poi
 EDGE_FAR_FROM_BOX_MM = 60.0  # a meteor leaving the picture this far from the box cannot be in it
 FLIGHT_HEIGHT_MM = 15.0  # one sigma of the flight arcs' height at the first hand-free sighting
 MAX_UNSEEN_FRAMES = 4  # a gap this long in the flight before the box may hide a table bounce
+# Arcs grossly too high put the meteor's ground point over the box from the start of its flight (dev
+# 9005 clip_191, 30 fps: nearly a metre up; its table bounce 5 frames after the release went uncounted,
+# 0 of 1, as a certainty). With fewer clear sightings than this between the release and the box entry,
+# nothing of the flight before the box was judged: the count is only a lower bound
+ENTRY_SIGHTINGS_MIN = 2
 HAND_DISAGREE_FRAMES = 2.5  # the meteor's own fit this far from the hand's release time: both are allowed
 MOVING_PX = 2.0  # frame-to-frame motion of a meteor already in flight when the track starts
 # where the release falls between the throw's start and the first hand-free sighting: a median 0.69
@@ -517,6 +522,14 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     size_ratio = flight_size_ratio(track, flight, camera, rig.meteor.diameter_mm, release_index)
     if size_ratio < FLIGHT_SIZE_MIN:
         unseen.append(f"in flight the meteor reads {size_ratio:.0%} of the size its arcs' height implies")
+    if flight.entered_box_frame is not None:
+        flight_start = int(track.frames[release_index])
+        free_before_box = (frames >= flight_start) & (frames < flight.entered_box_frame) & (flags != HAND)
+        if np.count_nonzero(free_before_box) < ENTRY_SIGHTINGS_MIN:
+            unseen.append(
+                f"the flight's arcs put the meteor over the box after {np.count_nonzero(free_before_box)} "
+                "sighting(s) of it in flight"
+            )
     if unseen:
         enough_set.add(True)
         notes.append("table bounce count is a lower bound: " + "; ".join(unseen))

@@ -9,6 +9,9 @@ held-out clips of seed 9021 (`tests/vision/clips/`) were called wrong, undispute
 - clip_027 was released 427 mm up, 51 mm over the herd line; the release fit put it 75 mm up and
   200 mm further back, and the foul was called valid. The flight's arcs alone, without the fit's
   release point, put the first free sighting 413 mm up.
+
+A dev clip of seed 9005 shows the third way: clip_191's arcs put the meteor so high that it was over
+the box from the start of its flight, and the table bounce before the box went uncounted.
 """
 
 from __future__ import annotations
@@ -70,3 +73,33 @@ def test_a_release_fit_far_below_the_arcs_leaves_the_herd_call_disputed():
     assert any("both heights allowed" in note for note in verdict.notes)
     assert verdict.herd_line_ok == label.herd_line_ok or verdict.disputed
     assert any(reason.startswith("release") for reason in verdict.dispute_reasons)
+
+
+OVER_BOX = Path(__file__).resolve().parent / "clips" / "arcs_over_box_9005_191.mp4"
+
+
+def test_arcs_that_put_the_meteor_over_the_box_from_the_start_leave_the_count_open():
+    """Dev 9005 clip_191 (30 fps) bounced on the table 5 frames after the release and entered the box
+    2 frames later. The flight's arcs put it nearly a metre up, so high that its ground point lay over
+    the box from the first frame of the flight: no flight before the box, 0 table bounces counted for
+    1, as a certainty. With the clip's own herd line (a −16 mm foul) the launch is void either way;
+    with the line moved 300 mm behind the release the count decides, and the call must be disputed
+    rather than a confident void."""
+    from vision.landing import herd_line_signed, herd_normal
+
+    label = load_label(OVER_BOX.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(OVER_BOX, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert label.bounces_before_box == 1 and verdict.bounces_before_box == 0
+    assert analysis.flight.entered_box_frame <= int(track.frames[analysis.release_index])
+    assert any("lower bound" in note and "over the box" in note for note in verdict.notes)
+
+    line = np.asarray(calibration.herd_line_mm or rig.herd_line_mm, dtype=np.float64)
+    release_xy = np.asarray(label.release.table_mm)
+    behind_mm = herd_line_signed(rig, calibration.box_pose, release_xy, line)
+    normal = herd_normal(rig, calibration.box_pose, line)
+    moved = line + (behind_mm - 300.0) * normal
+    legal = calibration.model_copy(update={"herd_line_mm": tuple(map(tuple, moved))})
+    verdict, _ = judge_launch(track, rig, legal, config, frame_index)
+    assert verdict.herd_line_ok and not verdict.valid
+    assert verdict.disputed and any("table bounces" in reason for reason in verdict.dispute_reasons)
