@@ -43,8 +43,8 @@ FLIGHT_HEIGHT_MM = 15.0  # one sigma of the flight arcs' height at the first han
 MAX_UNSEEN_FRAMES = 4  # a gap this long in the flight before the box may hide a table bounce
 # Arcs grossly too high put the meteor's ground point over the box from the start of its flight (dev
 # 9005 clip_191, 30 fps: nearly a metre up; its table bounce 5 frames after the release went uncounted,
-# 0 of 1, as a certainty). With fewer clear sightings than this between the release and the box entry,
-# nothing of the flight before the box was judged: the count is only a lower bound
+# 0 of 1, as a certainty). With fewer sightings free of the hand than this between the release and the
+# box entry, nothing of the flight before the box was judged: the count is only a lower bound
 ENTRY_SIGHTINGS_MIN = 2
 HAND_DISAGREE_FRAMES = 2.5  # the meteor's own fit this far from the hand's release time: both are allowed
 MOVING_PX = 2.0  # frame-to-frame motion of a meteor already in flight when the track starts
