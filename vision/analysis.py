@@ -46,6 +46,14 @@ MAX_UNSEEN_FRAMES = 4  # a gap this long in the flight before the box may hide a
 # 0 of 1, as a certainty). With fewer sightings free of the hand than this between the release and the
 # box entry, nothing of the flight before the box was judged: the count is only a lower bound
 ENTRY_SIGHTINGS_MIN = 2
+# A released meteor flies on at the speed the hand gave it; one whose image speed over the 3 frames
+# after the flight's start is under this fraction of the speed over the 3 frames before it hit
+# something, or the release was timed late (dev 9024 clip_073, 30 fps: a hand clock 4 frames late put
+# the flight's start after a table bounce; 1 counted for 2, as a certainty; 0.51). The flight analysed
+# then misses the start of the real one: the count is only a lower bound. On 1000 dev clips (seeds
+# 9005, 9008, 9012, 9014, 9024), 14 launches read under 0.55, 9 of them with a table bounce the
+# flight's start had passed
+SLOWDOWN_RATIO = 0.55
 HAND_DISAGREE_FRAMES = 2.5  # the meteor's own fit this far from the hand's release time: both are allowed
 MOVING_PX = 2.0  # frame-to-frame motion of a meteor already in flight when the track starts
 # where the release falls between the throw's start and the first hand-free sighting: a median 0.69
@@ -225,6 +233,15 @@ def _meteor_fit_against_the_hand(est, track: LaunchTrack, camera, diameter_mm: f
     if abs(alone.t_release_s - est.t_release_s) * est.fps <= HAND_DISAGREE_FRAMES:
         return None
     return alone
+
+
+def _image_speed_px(frames: np.ndarray, px: np.ndarray, first: int, last: int) -> float:
+    """The median image speed (px per frame) over the sightings in frames [first, last]; NaN if fewer than 2."""
+    inside = (frames >= first) & (frames <= last)
+    if np.count_nonzero(inside) < 2:
+        return float("nan")
+    steps = np.hypot(*np.diff(px[inside], axis=0).T) / np.diff(frames[inside])
+    return float(np.median(steps))
 
 
 def _ground(camera, pixel: np.ndarray, z: float) -> np.ndarray:
@@ -522,14 +539,18 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     size_ratio = flight_size_ratio(track, flight, camera, rig.meteor.diameter_mm, release_index)
     if size_ratio < FLIGHT_SIZE_MIN:
         unseen.append(f"in flight the meteor reads {size_ratio:.0%} of the size its arcs' height implies")
+    flight_start = int(track.frames[release_index])
     if flight.entered_box_frame is not None:
-        flight_start = int(track.frames[release_index])
         free_before_box = (frames >= flight_start) & (frames < flight.entered_box_frame) & (flags != HAND)
         if np.count_nonzero(free_before_box) < ENTRY_SIGHTINGS_MIN:
             unseen.append(
                 f"the flight's arcs put the meteor over the box after {np.count_nonzero(free_before_box)} "
                 "sighting(s) of it in flight"
             )
+    speed_before = _image_speed_px(frames, px, flight_start - 3, flight_start)
+    speed_after = _image_speed_px(frames, px, flight_start, flight_start + 3)
+    if speed_before > 0 and speed_after / speed_before < SLOWDOWN_RATIO:
+        unseen.append(f"the meteor slows to {speed_after / speed_before:.0%} of its speed as the flight starts")
     if unseen:
         enough_set.add(True)
         notes.append("table bounce count is a lower bound: " + "; ".join(unseen))

@@ -11,7 +11,9 @@ held-out clips of seed 9021 (`tests/vision/clips/`) were called wrong, undispute
   release point, put the first free sighting 413 mm up.
 
 A dev clip of seed 9005 shows the third way: clip_191's arcs put the meteor so high that it was over
-the box from the start of its flight, and the table bounce before the box went uncounted.
+the box from the start of its flight, and the table bounce before the box went uncounted. A dev
+clip of seed 9024 shows a flight analysed from too late a start: clip_073's meteor halves its image
+speed as that flight starts, because it has just bounced.
 """
 
 from __future__ import annotations
@@ -101,5 +103,34 @@ def test_arcs_that_put_the_meteor_over_the_box_from_the_start_leave_the_count_op
     moved = line + (behind_mm - 300.0) * normal
     legal = calibration.model_copy(update={"herd_line_mm": tuple(map(tuple, moved))})
     verdict, _ = judge_launch(track, rig, legal, config, frame_index)
+    assert verdict.herd_line_ok and not verdict.valid
+    assert verdict.disputed and any("table bounces" in reason for reason in verdict.dispute_reasons)
+
+
+LATE_START = Path(__file__).resolve().parent / "clips" / "late_flight_start_9024_073.mp4"
+
+
+def test_a_meteor_slowing_sharply_as_its_flight_starts_leaves_the_count_open():
+    """Dev 9024 clip_073 (30 fps) bounced on the table 3 frames after the release. The hand's clock
+    read the release 4 frames late, after that bounce, and the flight analysed from there counted 1
+    table bounce of 2, as a certainty. Across the flight's start the meteor's image speed halves: it
+    hit something, or the start is late. The count is then only a lower bound, and in hard mode (2
+    needed), with the herd line moved 300 mm behind the release, the call is disputed rather than a
+    confident void."""
+    from vision.landing import herd_line_signed, herd_normal
+
+    label = load_label(LATE_START.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(LATE_START, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert label.bounces_before_box == 2 and verdict.bounces_before_box == 1
+    assert analysis.release.frame >= label.bounces[0].frame  # the flight starts after the first bounce
+    assert any("lower bound" in note and "slows to" in note for note in verdict.notes + verdict.dispute_reasons)
+
+    line = np.asarray(calibration.herd_line_mm or rig.herd_line_mm, dtype=np.float64)
+    behind_mm = herd_line_signed(rig, calibration.box_pose, np.asarray(label.release.table_mm), line)
+    moved = line + (behind_mm - 300.0) * herd_normal(rig, calibration.box_pose, line)
+    legal = calibration.model_copy(update={"herd_line_mm": tuple(map(tuple, moved))})
+    hard = replace(config, launch_mode="hard_velociraptor")
+    verdict, _ = judge_launch(track, rig, legal, hard, frame_index)
     assert verdict.herd_line_ok and not verdict.valid
     assert verdict.disputed and any("table bounces" in reason for reason in verdict.dispute_reasons)
