@@ -80,6 +80,17 @@ def test_a_release_fit_far_below_the_arcs_leaves_the_herd_call_disputed():
 OVER_BOX = Path(__file__).resolve().parent / "clips" / "arcs_over_box_9005_191.mp4"
 
 
+def _herd_line_behind_the_release(calibration, rig, release_xy, behind_mm: float):
+    """`calibration` with its herd line moved so the labelled release lies `behind_mm` behind it: a
+    legal release, so that the bounce count decides the call."""
+    from vision.landing import herd_line_signed, herd_normal
+
+    line = np.asarray(calibration.herd_line_mm or rig.herd_line_mm, dtype=np.float64)
+    now_mm = herd_line_signed(rig, calibration.box_pose, np.asarray(release_xy), line)
+    moved = line + (now_mm - behind_mm) * herd_normal(rig, calibration.box_pose, line)
+    return calibration.model_copy(update={"herd_line_mm": tuple(map(tuple, moved))})
+
+
 def test_arcs_that_put_the_meteor_over_the_box_from_the_start_leave_the_count_open():
     """Dev 9005 clip_191 (30 fps) bounced on the table 5 frames after the release and entered the box
     2 frames later. The flight's arcs put it nearly a metre up, so high that its ground point lay over
@@ -87,8 +98,6 @@ def test_arcs_that_put_the_meteor_over_the_box_from_the_start_leave_the_count_op
     1, as a certainty. With the clip's own herd line (a −16 mm foul) the launch is void either way;
     with the line moved 300 mm behind the release the count decides, and the call must be disputed
     rather than a confident void."""
-    from vision.landing import herd_line_signed, herd_normal
-
     label = load_label(OVER_BOX.with_suffix(".json"))
     track, rig, calibration, config, frame_index = judge_launch_inputs(OVER_BOX, label)[0]
     verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
@@ -96,12 +105,7 @@ def test_arcs_that_put_the_meteor_over_the_box_from_the_start_leave_the_count_op
     assert analysis.flight.entered_box_frame <= int(track.frames[analysis.release_index])
     assert any("lower bound" in note and "over the box" in note for note in verdict.notes)
 
-    line = np.asarray(calibration.herd_line_mm or rig.herd_line_mm, dtype=np.float64)
-    release_xy = np.asarray(label.release.table_mm)
-    behind_mm = herd_line_signed(rig, calibration.box_pose, release_xy, line)
-    normal = herd_normal(rig, calibration.box_pose, line)
-    moved = line + (behind_mm - 300.0) * normal
-    legal = calibration.model_copy(update={"herd_line_mm": tuple(map(tuple, moved))})
+    legal = _herd_line_behind_the_release(calibration, rig, label.release.table_mm, 300.0)
     verdict, _ = judge_launch(track, rig, legal, config, frame_index)
     assert verdict.herd_line_ok and not verdict.valid
     assert verdict.disputed and any("table bounces" in reason for reason in verdict.dispute_reasons)
@@ -117,8 +121,6 @@ def test_a_meteor_slowing_sharply_as_its_flight_starts_leaves_the_count_open():
     hit something, or the start is late. The count is then only a lower bound, and in hard mode (2
     needed), with the herd line moved 300 mm behind the release, the call is disputed rather than a
     confident void."""
-    from vision.landing import herd_line_signed, herd_normal
-
     label = load_label(LATE_START.with_suffix(".json"))
     track, rig, calibration, config, frame_index = judge_launch_inputs(LATE_START, label)[0]
     verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
@@ -126,10 +128,7 @@ def test_a_meteor_slowing_sharply_as_its_flight_starts_leaves_the_count_open():
     assert analysis.release.frame >= label.bounces[0].frame  # the flight starts after the first bounce
     assert any("lower bound" in note and "slows to" in note for note in verdict.notes + verdict.dispute_reasons)
 
-    line = np.asarray(calibration.herd_line_mm or rig.herd_line_mm, dtype=np.float64)
-    behind_mm = herd_line_signed(rig, calibration.box_pose, np.asarray(label.release.table_mm), line)
-    moved = line + (behind_mm - 300.0) * herd_normal(rig, calibration.box_pose, line)
-    legal = calibration.model_copy(update={"herd_line_mm": tuple(map(tuple, moved))})
+    legal = _herd_line_behind_the_release(calibration, rig, label.release.table_mm, 300.0)
     hard = replace(config, launch_mode="hard_velociraptor")
     verdict, _ = judge_launch(track, rig, legal, hard, frame_index)
     assert verdict.herd_line_ok and not verdict.valid
