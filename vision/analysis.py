@@ -519,8 +519,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     # stretches of the flight before the box that nobody saw may hide table bounces: the count is
     # then only a lower bound
     unseen = []
-    steps = np.hypot(*np.diff(px[:6], axis=0).T) / np.maximum(np.diff(frames[:6]), 1)
-    if throw_start == 0 and len(steps) and float(np.median(steps)) > MOVING_PX:
+    if throw_start == 0 and _image_speed_px(frames, px, int(frames[0]), int(frames[5])) > MOVING_PX:
         unseen.append("the track starts in flight")
     end_frame = flight.entered_box_frame
     if end_frame is None:
