@@ -399,8 +399,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     if herd is not None:
         heights = [max(radius, z_free - k * dz), z_free, z_free + k * dz]
         if arcs_z is not None:
-            z_alone = float(arcs_z[ok_idx[free_start]])
-            heights += [max(radius, z_alone - k * FLIGHT_HEIGHT_MM), z_alone + k * FLIGHT_HEIGHT_MM]
+            z_arcs = float(arcs_z[ok_idx[free_start]])  # z_alone, clipped as the window's heights are
+            heights += [max(radius, z_arcs - k * FLIGHT_HEIGHT_MM), z_arcs + k * FLIGHT_HEIGHT_MM]
         late_all = [float(signed(_ground(camera, px[free_start], z))[0]) for z in heights]
         late = late_all[1]
         late_lo = min(late_all)
