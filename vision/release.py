@@ -56,6 +56,7 @@ from vision.track import COASTED, HAND, PARTIAL, SEEN
 
 G_MM_S2 = 9810.0
 GRAVITY = np.array([0.0, 0.0, -G_MM_S2])
+EYE3 = np.eye(3)
 
 SIGMA_PX = 0.4  # centroid noise of a clear sighting
 HAND_FACTOR = 2.5  # ... of one touching the hand (flag 3)
@@ -82,6 +83,8 @@ PROFILE_STOP_CHI2 = 16.0  # stop profiling once the cost has risen this much (sc
 LANDING_SIGMA_MM = 3.0  # the first impact's height (the surface is flat; the meteor rests on it)
 FLOOR_SIGMA_MM = 2.0  # a fitted centre below one radius is inside the table: penalised this steeply
 N_PARAMS = 10  # t0, t_r, P_h, a, size scale, impact time
+EYE_PARAMS = np.eye(N_PARAMS)
+IMPACT_STEP_S = 1e-6  # the finite difference that gives the arc's vertical speed at the impact
 IMPACT_HORIZON_S = 1.0  # how far after the throw to look for the first impact
 KINK_PENALTY = 60.0  # chi² cost of a kink in the pixel track (as the judge's bounce finder)
 MIN_CAMERA_DEPTH_MM = 250.0  # a release point nearer the camera than this is a failed fit (dev: ≥ 669 mm)
@@ -284,9 +287,9 @@ def _positions(theta: np.ndarray, t: np.ndarray, t_ref: float, with_jacobian: bo
         return p
     n = len(t)
     jac = np.zeros((n, 3, 8))
-    jac[:, :, 2:5] = np.eye(3)[None]
+    jac[:, :, 2:5] = EYE3[None]
     dv = np.where(flight, sig, s_r + f)
-    jac[:, :, 5:8] = dv[:, None, None] * np.eye(3)[None]
+    jac[:, :, 5:8] = dv[:, None, None] * EYE3[None]
     # d/dt_r: v_r + g·f + v_r·df/dT;   d/dt0: v_r·df/dt0   (zero in the flight)
     df_dT = np.where(hold, -0.5, -u * u / (2 * T * T) - 0.5)
     df_dt0 = np.where(hold, 0.5, -u / T + u * u / (2 * T * T) + 0.5)
@@ -341,27 +344,40 @@ class _Data:
     landing: tuple[float, float, float] | None = None  # (t_a, t_b, z): the arc reaches height z in [t_a, t_b]
     t_ref: float = 0.0  # the time the flight parameters refer to
     tr_fix: float | None = None  # when set, the release time is held there (profile likelihood)
+    subsample_times: np.ndarray = field(init=False, repr=False)  # SUBSAMPLES instants in each exposure
+
+    def __post_init__(self) -> None:
+        offsets = (np.arange(SUBSAMPLES) + 0.5) / SUBSAMPLES * self.exposure_s
+        self.subsample_times = (self.times[:, None] + offsets[None, :]).reshape(-1)
 
 
-def _subsample_times(data: _Data) -> np.ndarray:
-    offsets = (np.arange(SUBSAMPLES) + 0.5) / SUBSAMPLES * data.exposure_s
-    return (data.times[:, None] + offsets[None, :]).reshape(-1)
+def _exposure_means(values: np.ndarray, n: int) -> np.ndarray:
+    """The mean over each exposure's SUBSAMPLES rows (np.mean's own arithmetic, without its overhead)."""
+    return values.reshape(n, SUBSAMPLES, *values.shape[1:]).sum(axis=1) / SUBSAMPLES
 
 
 def _residuals(theta, data: _Data, proj: _Projector, size_prior: float, D: float, with_jacobian=False):
     """Weighted residuals (pixel x, pixel y per sighting; log size; size-scale prior) and Jacobian."""
     n = len(data.times)
-    ts = _subsample_times(data)
+    ts = data.subsample_times
     k_scale = theta[8]
+    if data.landing is not None:
+        # the impact, and a moment after it for its vertical speed, ride along with the sightings
+        t_a, t_b, z_land = data.landing
+        t_imp = t_a + (t_b - t_a) * (0.5 + 0.5 * math.tanh(theta[9]))
+        ts = np.append(ts, (t_imp, t_imp + IMPACT_STEP_S))
+    m = n * SUBSAMPLES
     if with_jacobian:
-        p, dp = _positions(theta[:8], ts, data.t_ref, True)
+        p_all, dp_all = _positions(theta[:8], ts, data.t_ref, True)
+        p, dp = p_all[:m], dp_all[:m]
         pix, dpix_dx = proj.project(p, True)
-        dpix = np.einsum("nij,njk->nik", dpix_dx, dp).reshape(n, SUBSAMPLES, 2, 8).mean(axis=1)
+        dpix = _exposure_means(np.einsum("nij,njk->nik", dpix_dx, dp), n)
     else:
-        p = _positions(theta[:8], ts, data.t_ref)
+        p_all = _positions(theta[:8], ts, data.t_ref)
+        p = p_all[:m]
         pix = proj.project(p)
-    pix = pix.reshape(n, SUBSAMPLES, 2).mean(axis=1)
-    pm = p.reshape(n, SUBSAMPLES, 3).mean(axis=1)
+    pix = _exposure_means(pix, n)
+    pm = _exposure_means(p, n)
     offset = pm - proj.center
     dist = np.linalg.norm(offset, axis=1)
     log_pred = np.log(k_scale * proj.focal * D / dist)
@@ -371,11 +387,7 @@ def _residuals(theta, data: _Data, proj: _Projector, size_prior: float, D: float
     r_land = np.zeros(2)
     r_land[1] = theta[9] / 2.0  # keeps the impact-time parameter off the flat ends of its range
     if data.landing is not None:
-        t_a, t_b, z_land = data.landing
-        frac = 0.5 + 0.5 * math.tanh(theta[9])
-        t_imp = t_a + (t_b - t_a) * frac
-        p_imp, dp_imp = _positions(theta[:8], np.array([t_imp]), data.t_ref, True)
-        r_land[0] = (p_imp[0, 2] - z_land) / LANDING_SIGMA_MM
+        r_land[0] = (p_all[m, 2] - z_land) / LANDING_SIGMA_MM
     r_fix = np.zeros(1)
     if data.tr_fix is not None:
         r_fix[0] = (theta[1] - data.tr_fix) / 1e-5
@@ -386,12 +398,11 @@ def _residuals(theta, data: _Data, proj: _Projector, size_prior: float, D: float
         return r
     J = np.zeros((len(r), N_PARAMS))
     if data.landing is not None:
-        eps = 1e-6
-        vz = (_positions(theta[:8], np.array([t_imp + eps]), data.t_ref)[0, 2] - p_imp[0, 2]) / eps
-        J[3 * n + 1, :8] = dp_imp[0, 2, :] / LANDING_SIGMA_MM
+        vz = (p_all[m + 1, 2] - p_all[m, 2]) / IMPACT_STEP_S
+        J[3 * n + 1, :8] = dp_all[m, 2, :] / LANDING_SIGMA_MM
         J[3 * n + 1, 9] = vz * (t_b - t_a) * 0.5 * (1 - math.tanh(theta[9]) ** 2) / LANDING_SIGMA_MM
     J[: 2 * n, :8] = (dpix / data.sigma[:, None, None]).reshape(2 * n, 8)
-    dpm = dp.reshape(n, SUBSAMPLES, 3, 8).mean(axis=1)
+    dpm = _exposure_means(dp, n)
     dlog_dx = offset / (dist * dist)[:, None]  # d(−log pred)/dX = +offset/dist²
     J[2 * n : 3 * n, :8] = np.einsum("nj,njk->nk", dlog_dx, dpm) * data.size_w[:, None]
     J[2 * n : 3 * n, 8] = -data.size_w / k_scale
@@ -433,7 +444,7 @@ def _fit(theta, data, proj, size_prior, D, iterations=30):
         improved = False
         for _ in range(8):
             try:
-                step = -np.linalg.solve(An + lam * np.eye(N_PARAMS), gn) / scale
+                step = -np.linalg.solve(An + lam * EYE_PARAMS, gn) / scale
             except np.linalg.LinAlgError:
                 lam *= 10
                 continue
@@ -696,8 +707,7 @@ def estimate_release(
     for _round in range(3):
         theta, r, J, w, converged = _fit(theta, data, proj, size_scale, D)
         # sightings whose apparent size is well below the fitted one: fingers still cover them
-        ts = _subsample_times(data)
-        pm = _positions(theta[:8], ts, data.t_ref).reshape(-1, SUBSAMPLES, 3).mean(axis=1)
+        pm = _exposure_means(_positions(theta[:8], data.subsample_times, data.t_ref), len(data.times))
         expected = theta[8] * proj.focal * D / np.linalg.norm(pm - proj.center, axis=1)
         shrunk = data.diam < SHRUNK_RATIO * expected
         shrunk &= data.times > theta[0]  # the held meteor is covered anyway (already flag 3)
