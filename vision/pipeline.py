@@ -15,6 +15,7 @@ once per launch, on the buffered pixel track, when the meteor comes to rest.
 
 from __future__ import annotations
 
+import bisect
 import math
 import statistics
 from dataclasses import dataclass, field
@@ -25,7 +26,7 @@ import numpy as np
 from calibration.rig import Rig
 from vision.analysis import judge_launch
 from vision.detector import Detection, MeteorDetector
-from vision.hand import HandWatch
+from vision.hand import HandWatch, hand_reach_box
 from vision.landing import outline_signed_mm
 from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack
 from vision.tracker import KalmanTracker
@@ -516,7 +517,7 @@ class LaunchJudge:
                 self._reset_track()
             return
         if self.state == "in_hand":
-            self._hand.remember(frame_index, frame_bgr)
+            self._hand.remember(frame_index, frame_bgr, self._hand_reach_box(frame_index))
             found = self._meteor_lying_in_box_elsewhere(frame_bgr, frame_index)
             if found is not None:
                 # what the tracker holds is not the meteor (a camouflaged meteor, a ghost of the arm the
@@ -661,6 +662,16 @@ class LaunchJudge:
         if not np.isfinite(diameter):
             return
         self._hand.start(now_px - held_px, held_px, self._frames[first], diameter)
+
+    def _hand_reach_box(self, frame_index: int) -> tuple[int, int, int, int] | None:
+        """The part of this frame the hand's windows can need: round the meteor's track over the hand's
+        buffer (None, the whole frame, when that has no sighting of known size)."""
+        first = bisect.bisect_right(self._frames, frame_index - self._hand.buffer_frames)
+        sizes = [size for size in self._diam[first:] if math.isfinite(size)]
+        if not sizes or self._frame_size is None:
+            return None
+        px = np.asarray(self._px[2 * first :], dtype=np.float64).reshape(-1, 2)
+        return hand_reach_box(px, max(sizes), self._frame_size)
 
     def _hold_frames(self) -> int:
         """Sightings (0.1 s, at least 3) that make the meteor held still in a hand."""

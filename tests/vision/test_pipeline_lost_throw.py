@@ -14,12 +14,17 @@ from vision.truth import load_label
 LABEL = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.json"
 
 
+def _empty_frame() -> np.ndarray:
+    """A black frame of clip_000's size: these decisions read the track, not the picture."""
+    width, height = load_label(LABEL).frame_size
+    return np.zeros((height, width, 3), np.uint8)
+
+
 @pytest.fixture
 def judge():
     label = load_label(LABEL)
-    frame = np.zeros((label.frame_size[1], label.frame_size[0], 3), np.uint8)
     judge = LaunchJudge(label.scene, calibration=calibration_from_label(label), config=JudgeConfig(), fps=60.0)
-    judge.process(frame, 0)  # takes the given calibration
+    judge.process(_empty_frame(), 0)  # takes the given calibration
     return judge
 
 
@@ -79,7 +84,7 @@ def test_a_meteor_flung_out_of_the_trackers_reach(judge, case, xs, frames_later,
     _track(judge, xs, [HAND] * 10 + [COASTED] * (len(xs) - 10))
     judge._box = [min(xs), max(xs), 300.0, 300.0]
     judge.state = "in_hand"  # the tracker has given up on it
-    judge._advance_state(None, len(xs) - 1 + frames_later, None, [])
+    judge._advance_state(_empty_frame(), len(xs) - 1 + frames_later, None, [])
     assert judge.state == state, case
     assert len(judge.verdicts) == verdicts, case
     assert all(v.disputed for v in judge.verdicts), case
@@ -92,7 +97,7 @@ def test_a_meteor_flung_out_of_reach_and_found_lying_far_away_is_judged(judge):
     judge._box = [min(xs), max(xs), 300.0, 300.0]
     judge.tracker.start(700.0, 300.0)
     judge.state = "in_hand"
-    judge._advance_state(None, len(xs) - 1, None, [])
+    judge._advance_state(_empty_frame(), len(xs) - 1, None, [])
     assert len(judge.verdicts) == 1 and judge.state == "at_rest"
 
 
@@ -104,7 +109,7 @@ def test_after_a_lost_launch_a_meteor_seen_in_mid_flight_is_not_a_new_launch(jud
     judge.tracker.start(float(xs[-1]), 300.0)  # still tracking it
     judge.state = "in_hand"
     judge._lost_judged = lost_judged
-    judge._advance_state(None, len(xs), None, [])
+    judge._advance_state(_empty_frame(), len(xs), None, [])
     assert judge.state == state
 
 
@@ -128,7 +133,7 @@ def test_a_meteor_carried_into_view_and_held_is_not_a_launch(judge, case, xs, fl
     judge.tracker.start(float(xs[-1]), 300.0)
     judge.state = "in_flight"
     events = []
-    judge._advance_state(None, len(xs), None, events)
+    judge._advance_state(_empty_frame(), len(xs), None, events)
     assert judge.state == state, case
     if state == "in_hand":  # the launch now starts from the hold
         assert judge._frames == list(range(len(xs) - 6, len(xs)))
@@ -193,5 +198,5 @@ def test_a_meteor_put_down_in_a_hand_unseen_by_the_touch_ring_is_held_not_at_res
     monkeypatch.setattr(judge, "_hand_nearby", lambda frame, detection: palm)
     monkeypatch.setattr(judge, "_decide", lambda frame_index, events, lost: judge._set_state("at_rest", frame_index,
                                                                                            events))
-    judge._advance_state(None, len(xs), Detection(float(xs[-1]), 300.0, 12.0, 1.0, 113.0), [])
+    judge._advance_state(_empty_frame(), len(xs), Detection(float(xs[-1]), 300.0, 12.0, 1.0, 113.0), [])
     assert judge.state == state, case
