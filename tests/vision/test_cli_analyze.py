@@ -76,3 +76,14 @@ def test_analyze_prints_a_summary_for_a_person(capsys, rig_file, label):
     assert "clip_000.mp4: 1 launch" in out
     assert "Launch 1 (frames" in out and ("VOID" in out or "valid launch" in out)
     assert "release" in out and "bounces" in out and "rest" in out
+
+
+def test_analyze_summary_lists_the_doubts_that_cannot_change_the_ruling(capsys) -> None:
+    """clip_001's verdict carries notes (an unreliable release fit, a bounce count of 1–3 where 1 is
+    needed); a person reading the summary sees them, not only the JSON."""
+    clip = SAMPLES / "clip_001.mp4"
+    code = main(["analyze", str(clip), "--rig", str(clip.with_suffix(".json"))])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert "  notes     release estimate unreliable" in out
+    assert "cannot change the ruling" in out
