@@ -79,6 +79,7 @@ MIN_PROBABILITY = 0.02
 PROFILE_STEPS_FRAMES = (0.5, 1.0, 2.0, 3.0, 5.0, 8.0)  # release offsets of the profile (frames)
 PROFILE_ITERATIONS = 4
 MAX_SIGMA_FRAMES = 1.5  # a release time less sure than this is marked unreliable
+UNPLACED_SIGMA_FRAMES = 100.0  # beyond this the fit says nothing of the time: no figure is quoted
 PROFILE_STOP_CHI2 = 16.0  # stop profiling once the cost has risen this much (scaled)
 LANDING_SIGMA_MM = 3.0  # the first impact's height (the surface is flat; the meteor rests on it)
 FLOOR_SIGMA_MM = 2.0  # a fitted centre below one radius is inside the table: penalised this steeply
@@ -830,7 +831,10 @@ def estimate_release(
     if hand is not None:
         kinds.append("hand")  # not a failure: the release time came from the hand (see `error_group`)
     if sigma_frames > MAX_SIGMA_FRAMES and hand is None:
-        reasons.append(f"release time uncertain (±{sigma_frames:.1f} frames)")
+        if sigma_frames < UNPLACED_SIGMA_FRAMES:
+            reasons.append(f"release time uncertain (±{sigma_frames:.1f} frames)")
+        else:
+            reasons.append("release time not pinned down by the fit")
         kinds.append("sigma")
     # a push outside 20–500 ms is no push, whoever timed the release (held-out 9015 clip_008: a
     # hand-timed fit with a 1 ms push put the release 190 mm too high, hence 74 mm off on the table)
