@@ -28,7 +28,9 @@ widens the bounds (`FlightImpact.maybe_table`). So does a table contact whose ca
 the rim at rim-contact height (`_Box.rim_on_ray`): its height is its least certain coordinate, and a
 rim hit next to the box can fit arcs that meet on the table (dev seed 9009 clip_011, 30 fps); the
 best count leaves it out, as it was a rim hit far more often than not. A table contact within
-`NEAR_RIM_MM` of the box outline widens the bounds too (it may be a rim hit placed a little off).
+`NEAR_RIM_MM` of the box outline widens the bounds too (it may be a rim hit placed a little off), and
+so does one the arcs place in an unseen stretch long enough for a hop up to the rim, the meteor next
+seen over the box (`_rim_hit_unseen`).
 Likewise a box-floor bounce before the box entry whose ray meets the table at table-contact height
 (`_Box.table_on_ray`): the floor lies inside the outline, so the contact is misplaced and may be a
 table bounce (held-out 9014 clip_025, hard mode at 30 fps).
@@ -820,6 +822,8 @@ def segment_flight(
                 if box.rim_on_ray(camera.center_mm, pos):
                     reasons.append("on the camera ray it may as well be a rim contact")
                 reasons += _near_the_rim(box, pos)
+                if _rim_hit_unseen(a, b, t, box):
+                    reasons.append("unseen long enough to hop to the rim, then seen over the box: may be a rim hit")
             maybe_table = is_bounce and surface != "table" and _last_seen_over_table(a, b, t, dt, box)
             if maybe_table:
                 reasons.append("the meteor was last seen over the table before an unseen frame: may be a table bounce")
@@ -888,6 +892,15 @@ def _near_the_rim(box: _Box, pos: np.ndarray) -> list[str]:
     if outline_mm >= NEAR_RIM_MM:
         return []
     return [f"near the box rim ({outline_mm:.0f} mm from its outline): may be a rim hit"]
+
+
+def _rim_hit_unseen(a: Stretch, b: Stretch, t: np.ndarray, box: _Box) -> bool:
+    """Arc `b` was first seen over the box after an unseen stretch long enough for a hop from the table
+    up to the rim's height: a table contact the arcs place in between may have been a rim hit (dev seed
+    9012 clip_011, 30 fps: 17 frames unseen, a rim hit counted as a sure table bounce 99 mm off the box)."""
+    rim_hop_s = math.sqrt(8.0 * (box.rim - box.table) / G_MM_S2)
+    first = b.position(t[b.start])[0]
+    return bool(t[b.start] - t[a.stop - 1] >= rim_hop_s and box.sd(first[None, :2])[0] > -0.6 * box.r)
 
 
 def _last_seen_over_table(a: Stretch, b: Stretch, t: np.ndarray, dt: float, box: _Box) -> bool:

@@ -1,12 +1,15 @@
-"""Test support: what the streaming judge hands to `judge_launch` for each launch of a real clip."""
+"""Test support: what the streaming judge hands to `judge_launch` for each launch of a real clip, and a
+calibration whose herd line makes a clip's release legal."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 import vision.pipeline as pipeline
+from vision.landing import herd_line_signed, herd_normal
 from vision.runner import run_judge
 
 
@@ -24,3 +27,12 @@ def judge_launch_inputs(video: Path, label) -> list[tuple]:
         patch.setattr(pipeline, "judge_launch", capture)
         run_judge(video, label.scene, launch_mode=label.launch_mode)
     return calls
+
+
+def herd_line_behind_the_release(calibration, rig, release_xy, behind_mm: float):
+    """`calibration` with its herd line moved so the labelled release lies `behind_mm` behind it: a
+    legal release, so that the bounce count decides the call."""
+    line = np.asarray(calibration.herd_line_mm or rig.herd_line_mm, dtype=np.float64)
+    now_mm = herd_line_signed(rig, calibration.box_pose, np.asarray(release_xy), line)
+    moved = line + (now_mm - behind_mm) * herd_normal(rig, calibration.box_pose, line)
+    return calibration.model_copy(update={"herd_line_mm": tuple(map(tuple, moved))})

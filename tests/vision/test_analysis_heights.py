@@ -22,7 +22,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from launch_inputs import judge_launch_inputs
+from launch_inputs import herd_line_behind_the_release, judge_launch_inputs
 
 from vision.analysis import FLIGHT_SIZE_MIN, flight_size_ratio, judge_launch
 from vision.runner import run_judge
@@ -80,17 +80,6 @@ def test_a_release_fit_far_below_the_arcs_leaves_the_herd_call_disputed():
 OVER_BOX = Path(__file__).resolve().parent / "clips" / "arcs_over_box_9005_191.mp4"
 
 
-def _herd_line_behind_the_release(calibration, rig, release_xy, behind_mm: float):
-    """`calibration` with its herd line moved so the labelled release lies `behind_mm` behind it: a
-    legal release, so that the bounce count decides the call."""
-    from vision.landing import herd_line_signed, herd_normal
-
-    line = np.asarray(calibration.herd_line_mm or rig.herd_line_mm, dtype=np.float64)
-    now_mm = herd_line_signed(rig, calibration.box_pose, np.asarray(release_xy), line)
-    moved = line + (now_mm - behind_mm) * herd_normal(rig, calibration.box_pose, line)
-    return calibration.model_copy(update={"herd_line_mm": tuple(map(tuple, moved))})
-
-
 def test_arcs_that_put_the_meteor_over_the_box_from_the_start_leave_the_count_open():
     """Dev 9005 clip_191 (30 fps) bounced on the table 5 frames after the release and entered the box
     2 frames later. The flight's arcs put it nearly a metre up, so high that its ground point lay over
@@ -105,7 +94,7 @@ def test_arcs_that_put_the_meteor_over_the_box_from_the_start_leave_the_count_op
     assert analysis.flight.entered_box_frame <= int(track.frames[analysis.release_index])
     assert any("lower bound" in note and "over the box" in note for note in verdict.notes)
 
-    legal = _herd_line_behind_the_release(calibration, rig, label.release.table_mm, 300.0)
+    legal = herd_line_behind_the_release(calibration, rig, label.release.table_mm, 300.0)
     verdict, _ = judge_launch(track, rig, legal, config, frame_index)
     assert verdict.herd_line_ok and not verdict.valid
     assert verdict.disputed and any("table bounces" in reason for reason in verdict.dispute_reasons)
@@ -128,7 +117,7 @@ def test_a_meteor_slowing_sharply_as_its_flight_starts_leaves_the_count_open():
     assert analysis.release.frame >= label.bounces[0].frame  # the flight starts after the first bounce
     assert any("lower bound" in note and "slows to" in note for note in verdict.notes + verdict.dispute_reasons)
 
-    legal = _herd_line_behind_the_release(calibration, rig, label.release.table_mm, 300.0)
+    legal = herd_line_behind_the_release(calibration, rig, label.release.table_mm, 300.0)
     hard = replace(config, launch_mode="hard_velociraptor")
     verdict, _ = judge_launch(track, rig, legal, hard, frame_index)
     assert verdict.herd_line_ok and not verdict.valid

@@ -387,3 +387,30 @@ def test_a_rebound_read_livelier_than_any_table_teaches_no_restitution(scene):
     resolved = [i for i in flight.impacts if i.bounce and i.surface == "table" and not i.inferred]
     assert len(resolved) >= 2 and min(i.rebound_m_s / -i.vz_before_m_s for i in resolved) > TABLE_RESTITUTION_MAX
     assert flight.restitution == RESTITUTION_PRIOR["table"][0]
+
+
+RIM_HIT_UNSEEN = Path(__file__).resolve().parent / "clips" / "rim_hit_unseen_9012_011.mp4"
+
+
+def test_a_table_contact_placed_in_a_long_unseen_stretch_before_the_box_may_be_a_rim_hit():
+    """Dev 9012 clip_011 (30 fps) hit the box rim first: no table bounce. The meteor went unseen for 17
+    frames, long enough for a hop from the table up to the rim, and was next seen over the box; the
+    arcs on either side met on the table 99 mm off the box, a table bounce counted as a certainty. It
+    now only widens the count's bounds, and with the herd line moved 300 mm behind the release the
+    call is disputed rather than a confident valid launch."""
+    from launch_inputs import herd_line_behind_the_release, judge_launch_inputs
+
+    from vision.analysis import judge_launch
+
+    label = load_label(RIM_HIT_UNSEEN.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(RIM_HIT_UNSEEN, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert label.bounces_before_box == 0 and label.bounces[0].surface == "box_rim"
+    first = analysis.flight.impacts[0]
+    assert first.surface == "table" and any("may be a rim hit" in reason for reason in first.reasons)
+    assert analysis.flight.count_min == 0
+
+    legal = herd_line_behind_the_release(calibration, rig, label.release.table_mm, 300.0)
+    verdict, _ = judge_launch(track, rig, legal, config, frame_index)
+    assert verdict.herd_line_ok and verdict.disputed
+    assert any("table bounces" in reason for reason in verdict.dispute_reasons)
