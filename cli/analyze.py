@@ -279,8 +279,8 @@ def format_verdict(number: int, verdict: Any) -> str:
             f"{name} {m.margin_mm:.1f} ± {m.uncertainty_mm:.1f} mm" for name, m in verdict.margins.items()
         )
         lines.append(f"  margins   {margins}")
-    for number, note in enumerate(verdict.notes):
-        lines.append(("  notes     " if number == 0 else "            ") + note)
+    for index, note in enumerate(verdict.notes):
+        lines.append(("  notes     " if index == 0 else "            ") + note)
     return "\n".join(lines)
 
 

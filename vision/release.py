@@ -367,15 +367,15 @@ def _residuals(theta, data: _Data, proj: _Projector, size_prior: float, D: float
         t_a, t_b, z_land = data.landing
         t_imp = t_a + (t_b - t_a) * (0.5 + 0.5 * math.tanh(theta[9]))
         ts = np.append(ts, (t_imp, t_imp + IMPACT_STEP_S))
-    m = n * SUBSAMPLES
+    samples = n * SUBSAMPLES  # the rows after these are the impact and the moment after it
     if with_jacobian:
         p_all, dp_all = _positions(theta[:8], ts, data.t_ref, True)
-        p, dp = p_all[:m], dp_all[:m]
+        p, dp = p_all[:samples], dp_all[:samples]
         pix, dpix_dx = proj.project(p, True)
         dpix = _exposure_means(np.einsum("nij,njk->nik", dpix_dx, dp), n)
     else:
         p_all = _positions(theta[:8], ts, data.t_ref)
-        p = p_all[:m]
+        p = p_all[:samples]
         pix = proj.project(p)
     pix = _exposure_means(pix, n)
     pm = _exposure_means(p, n)
@@ -388,7 +388,7 @@ def _residuals(theta, data: _Data, proj: _Projector, size_prior: float, D: float
     r_land = np.zeros(2)
     r_land[1] = theta[9] / 2.0  # keeps the impact-time parameter off the flat ends of its range
     if data.landing is not None:
-        r_land[0] = (p_all[m, 2] - z_land) / LANDING_SIGMA_MM
+        r_land[0] = (p_all[samples, 2] - z_land) / LANDING_SIGMA_MM
     r_fix = np.zeros(1)
     if data.tr_fix is not None:
         r_fix[0] = (theta[1] - data.tr_fix) / 1e-5
@@ -399,8 +399,8 @@ def _residuals(theta, data: _Data, proj: _Projector, size_prior: float, D: float
         return r
     J = np.zeros((len(r), N_PARAMS))
     if data.landing is not None:
-        vz = (p_all[m + 1, 2] - p_all[m, 2]) / IMPACT_STEP_S
-        J[3 * n + 1, :8] = dp_all[m, 2, :] / LANDING_SIGMA_MM
+        vz = (p_all[samples + 1, 2] - p_all[samples, 2]) / IMPACT_STEP_S
+        J[3 * n + 1, :8] = dp_all[samples, 2, :] / LANDING_SIGMA_MM
         J[3 * n + 1, 9] = vz * (t_b - t_a) * 0.5 * (1 - math.tanh(theta[9]) ** 2) / LANDING_SIGMA_MM
     J[: 2 * n, :8] = (dpix / data.sigma[:, None, None]).reshape(2 * n, 8)
     dpm = _exposure_means(dp, n)
