@@ -292,7 +292,7 @@ class HandWatch:
             return
         shift = hand_shift(previous[1], frame, self._background, self._centre, self._half)
         if shift is None:
-            self._centre = None  # the window reached the picture's edge
+            self._centre = None  # the window reached the picture's edge, or that of a buffered frame's part
             return
         if shift.response >= LOST_RESPONSE:
             self._last_shift = (shift.dx_px, shift.dy_px)
