@@ -108,6 +108,9 @@ class BenchResult:
     label_rest_frame: int | None = None
     latency_frames: int | None = None
     latency_seconds: float | None = None
+    # wall time to decode and judge the frame that emitted the verdict (the launch's analysis runs in
+    # it): on a live camera the verdict comes this much later than `latency_seconds` of video says
+    verdict_frame_seconds: float | None = None
     memory_measure: str = "ru_maxrss (peak resident set size of the whole process)"
 
     def to_json(self) -> dict[str, Any]:
@@ -132,16 +135,18 @@ def run_bench(
     rss_after_decode = peak_rss_mb()
 
     calibrated: list[tuple[int, float]] = []  # (frame, wall seconds since start) when calibration came
+    frame_done: list[float] = []  # wall seconds since start when each frame was decoded and judged
 
-    def note_calibration(index: int, _frame: Any, _judge: Any, events: list[Any]) -> None:
+    def note_frame(index: int, _frame: Any, _judge: Any, events: list[Any]) -> None:
+        frame_done.append(time.perf_counter() - start)
         if not calibrated and any(event.kind == "calibrated" for event in events):
-            calibrated.append((index, time.perf_counter() - start))
+            calibrated.append((index, frame_done[-1]))
 
     import_judge_modules()
     capture = open_single_threaded(video)
     start, start_cpu = time.perf_counter(), time.process_time()
     result = run_judge(
-        video, rig, calibration=calibration, launch_mode=launch_mode, capture=capture, on_frame=note_calibration
+        video, rig, calibration=calibration, launch_mode=launch_mode, capture=capture, on_frame=note_frame
     )
     judge_seconds, judge_cpu_seconds = time.perf_counter() - start, time.process_time() - start_cpu
 
@@ -172,6 +177,8 @@ def run_bench(
             bench.verdict_emitted_frame = emitted
             bench.latency_frames = emitted - truth.rest.frame
             bench.latency_seconds = bench.latency_frames / (result.fps or truth.fps)
+            if emitted < len(frame_done):
+                bench.verdict_frame_seconds = frame_done[emitted] - (frame_done[emitted - 1] if emitted else 0.0)
     return bench
 
 
@@ -227,4 +234,10 @@ def format_bench(bench: BenchResult) -> str:
                 f" after the labelled rest (frame {bench.label_rest_frame} → verdict emitted while processing"
                 f" frame {bench.verdict_emitted_frame}{at_end})"
             )
+            if bench.verdict_frame_seconds is not None and bench.latency_seconds is not None:
+                live = bench.latency_seconds + bench.verdict_frame_seconds
+                lines.append(
+                    f"                    that frame took {bench.verdict_frame_seconds:.3f} s to decode and judge:"
+                    f" on a live camera the verdict comes about {live:.3f} s after the rest"
+                )
     return "\n".join(lines)

@@ -7,6 +7,7 @@ speed is measured by `meteors-judge bench` itself and tests/benchmarks, never as
 from __future__ import annotations
 
 import json
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +21,7 @@ STANDARD_RIG = Path(__file__).resolve().parents[2] / "calibration" / "rigs" / "s
 FRAMES = 30
 REST_FRAME = 10  # labelled
 VERDICT_AT = 14  # the stand-in's verdict comes out while processing this frame
+ANALYSIS_S = 0.05  # ... which takes at least this long (as the real judge's analysis of a launch does)
 
 
 def verdict_dict() -> dict:
@@ -49,6 +51,7 @@ class StandInJudge:
     def process(self, frame, index):
         self.seen.append(index)
         if index == VERDICT_AT:
+            time.sleep(ANALYSIS_S)
             return [Event("rest", 11), Event("verdict", index, "water", Verdict.model_validate(verdict_dict()))]
         return []
 
@@ -128,6 +131,7 @@ def test_bench_json_with_a_label_beside_the_clip(capsys, labelled_clip, stand_in
     assert stand_in[0][2] == "hard_velociraptor"
     assert figures["latency_frames"] == VERDICT_AT - REST_FRAME
     assert figures["latency_seconds"] == pytest.approx((VERDICT_AT - REST_FRAME) / 30.0)
+    assert figures["verdict_frame_seconds"] >= ANALYSIS_S  # the verdict frame's own decode and judge time
     assert figures["decode_fps"] > 0 and figures["judge_fps"] > 0 and figures["ratio"] > 0
     assert figures["peak_rss_mb"] >= figures["peak_rss_after_decode_mb"] > 0
     assert "ru_maxrss" in figures["memory_measure"]
@@ -145,3 +149,13 @@ def test_bench_table_without_a_label_uses_the_standard_rig(capsys, clip, stand_i
     assert "peak memory" in out and "ru_maxrss" in out and "cv2.setNumThreads(1)" in out
     assert "latency" not in out  # no label, no latency
     assert "standard.json" in out
+
+
+def test_bench_table_says_when_a_live_camera_gets_the_verdict(capsys, labelled_clip, stand_in):
+    """The verdict comes out while a frame is judged; on a live camera it comes that frame's decode
+    and judge time later than the video's frames say."""
+    code = main(["bench", str(labelled_clip)])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert f"verdict latency     {VERDICT_AT - REST_FRAME} frames" in out
+    assert "to decode and judge: on a live camera the verdict comes about" in out
