@@ -8,10 +8,12 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from launch_inputs import herd_line_behind_the_release, judge_launch_inputs
 
 from calibration.camera import CameraModel
 from calibration.geometry import BoxPose
 from footage.physics import Material, World, simulate
+from vision.analysis import judge_launch
 from vision.flight import (
     CONTACT,
     TABLE_CONTACT_SIZE_MAX,
@@ -398,10 +400,6 @@ def test_a_table_contact_placed_in_a_long_unseen_stretch_before_the_box_may_be_a
     arcs on either side met on the table 99 mm off the box, a table bounce counted as a certainty. It
     now only widens the count's bounds, and with the herd line moved 300 mm behind the release the
     call is disputed rather than a confident valid launch."""
-    from launch_inputs import herd_line_behind_the_release, judge_launch_inputs
-
-    from vision.analysis import judge_launch
-
     label = load_label(RIM_HIT_UNSEEN.with_suffix(".json"))
     track, rig, calibration, config, frame_index = judge_launch_inputs(RIM_HIT_UNSEEN, label)[0]
     verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)

@@ -9,11 +9,11 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from launch_inputs import judge_launch_inputs
 
 import vision.pipeline as pipeline_module
 from vision.hand import HandWatch, hand_shift, release_from_pairs, release_from_shifts
 from vision.release import default_exposure_range
-from vision.runner import run_judge
 from vision.track import LaunchTrack
 from vision.truth import load_label
 from vision.video import read_frames
@@ -115,19 +115,10 @@ def test_hand_shift_measures_a_known_shift_of_a_real_frame(dx: float, dy: float)
     assert shift.response > 0.4
 
 
-def _hand_release_frames(clip: str, monkeypatch: pytest.MonkeyPatch) -> tuple[int, float | None]:
+def _hand_release_frames(clip: str) -> tuple[int, float | None]:
     """Run the streaming judge on a bundled clip; the label's release frame and the hand's release time."""
     truth = load_label(SAMPLES / f"{clip}.json")
-    tracks: list[LaunchTrack] = []
-    original = pipeline_module.judge_launch
-
-    def keep(track, *args):
-        tracks.append(track)
-        return original(track, *args)
-
-    monkeypatch.setattr(pipeline_module, "judge_launch", keep)
-    run_judge(SAMPLES / f"{clip}.mp4", truth.scene, launch_mode=truth.launch_mode)
-    track = tracks[0]
+    track = judge_launch_inputs(SAMPLES / f"{clip}.mp4", truth)[0][0]
     if track.hand_direction is None:
         return truth.release.frame, None
     exposure = float(np.mean(default_exposure_range(truth.fps)))  # the nominal one, as the judge uses
@@ -137,11 +128,11 @@ def _hand_release_frames(clip: str, monkeypatch: pytest.MonkeyPatch) -> tuple[in
     return truth.release.frame, None if estimate is None else estimate.t_release_frames
 
 
-def test_the_judge_reads_the_release_from_the_hand_on_bundled_clips(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_judge_reads_the_release_from_the_hand_on_bundled_clips() -> None:
     """On the bundled clips the hand's release time puts most releases within a frame of the label."""
     index = json.loads((SAMPLES / "index.json").read_text())
     clips = [entry["label"].removesuffix(".json") for entry in index["clips"]][:12]
-    results = [_hand_release_frames(clip, monkeypatch) for clip in clips]
+    results = [_hand_release_frames(clip) for clip in clips]
     read = [(frame, t) for frame, t in results if t is not None]
     assert len(read) >= len(clips) // 3
     errors = np.array([math.ceil(t) - frame for frame, t in read])
@@ -151,23 +142,17 @@ def test_the_judge_reads_the_release_from_the_hand_on_bundled_clips(monkeypatch:
 def _hand_measured_by_the_judge(clip: str, monkeypatch: pytest.MonkeyPatch) -> tuple[LaunchTrack, list[int]]:
     """The judge's first launch track on a bundled clip, and the bytes of each buffered frame part it kept."""
     truth = load_label(SAMPLES / f"{clip}.json")
-    tracks: list[LaunchTrack] = []
     kept_bytes: list[int] = []
-    judge_launch, start = pipeline_module.judge_launch, HandWatch.start
-
-    def keep_track(track, *args):
-        tracks.append(track)
-        return judge_launch(track, *args)
+    start = HandWatch.start
 
     def note_buffer(watch: HandWatch, *args) -> None:
         kept_bytes.extend(part.pixels.nbytes for _, part in watch._recent)
         start(watch, *args)
 
     with monkeypatch.context() as patch:
-        patch.setattr(pipeline_module, "judge_launch", keep_track)
         patch.setattr(HandWatch, "start", note_buffer)
-        run_judge(SAMPLES / f"{clip}.mp4", truth.scene, launch_mode=truth.launch_mode)
-    return tracks[0], kept_bytes
+        track = judge_launch_inputs(SAMPLES / f"{clip}.mp4", truth)[0][0]
+    return track, kept_bytes
 
 
 @pytest.mark.parametrize("clip", ["clip_000", "clip_013"])
