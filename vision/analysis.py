@@ -88,16 +88,23 @@ def times_of(frames: np.ndarray, fps: float) -> np.ndarray:
     return (frames - frames[0]) / fps if len(frames) else np.zeros(0)
 
 
-def _hand_seen_holding(flags: np.ndarray, throw_start: int) -> bool:
-    """Whether the touch ring saw the hand on the meteor in the hold's last sightings. Only then does
-    a sighting it calls free mean the hand has let go: a hand whose skin it misses makes every
-    sighting of the hold and the push look free. A track that starts in flight shows no hold, so
-    nothing tells that its first sightings were free (held-out 9015 clip_059: found mid-push, two
-    frames before the release)."""
-    if throw_start == 0:
-        return False
-    hold = flags[max(0, throw_start - HAND_SEEN_FRAMES) : throw_start + 1]
-    return int(np.count_nonzero(hold == HAND)) >= HAND_SEEN_MIN
+def _hand_seen_on(flags: np.ndarray) -> bool:
+    """Whether the touch ring saw the hand on the meteor in these sightings (`HAND_SEEN_MIN` times)."""
+    return int(np.count_nonzero(flags == HAND)) >= HAND_SEEN_MIN
+
+
+def _hand_seen_holding(flags: np.ndarray, throw_start: int, free_start: int) -> bool:
+    """Whether the touch ring saw the hand on the meteor in the hold's last sightings or in the last
+    sightings before the first hand-free one. Only then does a sighting it calls free mean the hand
+    has let go: a hand whose skin it misses makes every sighting of the hold and the push look free.
+    A track that starts in flight shows neither, so nothing tells that its first sightings were free
+    (held-out 9015 clip_059: found mid-push, two frames before the release). A meteor carried into
+    view and thrown without a pause shows no hold, but the hand on it up to the release (dev 9024
+    clip_006: 50 sightings in the hand, released 137 mm behind the line, disputed)."""
+    before_free = flags[max(0, free_start - HAND_SEEN_FRAMES) : free_start]
+    if _hand_seen_on(before_free):
+        return True
+    return throw_start > 0 and _hand_seen_on(flags[max(0, throw_start - HAND_SEEN_FRAMES) : throw_start + 1])
 
 
 def _first_departure(px: np.ndarray, stop: int, diameter_px: float) -> int:
@@ -458,7 +465,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     else:  # no fit, or one outside the error model: its frame candidates are not to be trusted
         why = est.reason or f"clear-sighting RMS {est.rms_px:.1f} px, {est.free_frames} clear flight sightings"
         notes.append(f"release estimate unreliable ({why}): bracketed by the first hand-free sighting")
-    if herd is not None and late_lo - k * BRACKET_SIGMA_MM >= 0 and _hand_seen_holding(flags, throw_start):
+    if herd is not None and late_lo - k * BRACKET_SIGMA_MM >= 0 and _hand_seen_holding(flags, throw_start, free_start):
         # even the latest possible release is clearly behind the line: certain, unless the release fit
         # says the meteor was still held beyond the line (then the hand-free sighting was not free)
         agrees = True in herd_set and (best_signed is None or best_signed >= 0)
@@ -519,7 +526,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     # stretches of the flight before the box that nobody saw may hide table bounces: the count is
     # then only a lower bound
     unseen = []
-    if throw_start == 0 and _image_speed_px(frames, px, int(frames[0]), int(frames[5])) > MOVING_PX:
+    carried_in = _hand_seen_on(flags[:HAND_SEEN_FRAMES])  # moving in the hand, not in flight
+    if throw_start == 0 and not carried_in and _image_speed_px(frames, px, int(frames[0]), int(frames[5])) > MOVING_PX:
         unseen.append("the track starts in flight")
     end_frame = flight.entered_box_frame
     if end_frame is None:

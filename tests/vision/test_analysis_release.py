@@ -56,3 +56,22 @@ def test_a_release_window_ending_12_mm_behind_the_line_is_disputed():
     shifted = calibration.model_copy(update={"herd_line_mm": tuple(map(tuple, moved))})
     verdict, _ = judge_launch(track, rig, shifted, config, frame_index)
     assert verdict.disputed and any("herd line" in reason for reason in verdict.dispute_reasons)
+
+
+CARRIED_IN_HAND = Path(__file__).resolve().parent / "clips" / "carried_in_hand_9024_006.mp4"
+
+
+def test_a_meteor_carried_into_view_and_thrown_without_a_pause_is_judged_from_its_letting_go():
+    """Dev 9024 clip_006 (60 fps): the meteor came into view in the launcher's hand and was thrown
+    without a still hold, 137 mm behind the herd line. With no hold the first hand-free sighting,
+    clearly behind the line, was not trusted as the latest possible release, and the call was
+    disputed; the count's note said the track 'starts in flight'. The touch ring saw the hand on it
+    right up to that sighting: the herd call is certain and the meteor was never in flight unseen."""
+    label = load_label(CARRIED_IN_HAND.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(CARRIED_IN_HAND, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert analysis.throw_start_frame == int(track.frames[0])  # no hold: the throw starts with the track
+    assert label.release.herd_line_signed_mm > 100 and verdict.herd_line_ok
+    assert not any("herd line" in reason for reason in verdict.dispute_reasons)
+    assert not any("starts in flight" in note for note in [*verdict.notes, *verdict.dispute_reasons])
+    assert verdict.outcome == label.outcome and not verdict.disputed

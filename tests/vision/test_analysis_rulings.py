@@ -113,17 +113,23 @@ def test_without_a_clean_hold_the_throw_starts_where_the_meteor_leaves_its_spot(
 
 
 @pytest.mark.parametrize(
-    ("rule", "flags", "throw_start", "seen"),
+    ("rule", "flags", "throw_start", "free_start", "seen"),
     [
-        ("the hand seen on the held meteor: its letting go can be seen", [HAND] * 10 + [SEEN] * 5, 9, True),
-        ("a hold the touch ring saw as free: 'free' says nothing", [SEEN] * 15, 9, False),
-        ("the hand seen only long before the throw", [HAND] * 2 + [SEEN] * 13, 9, False),
+        ("the hand seen on the held meteor: its letting go can be seen", [HAND] * 10 + [SEEN] * 5, 9, 12, True),
+        ("a hold the touch ring saw as free: 'free' says nothing", [SEEN] * 15, 9, 12, False),
+        ("the hand seen only long before the throw", [HAND] * 2 + [SEEN] * 13, 9, 12, False),
         ("the hand seen once in the hold's last sightings: a stray hit (held-out 9019 clip_090, a dark hand)",
-         [SEEN] * 4 + [HAND] + [SEEN] * 10, 9, False),
-        ("the hand seen twice in the hold's last sightings", [SEEN] * 4 + [HAND, SEEN, HAND] + [SEEN] * 8, 9, True),
+         [SEEN] * 4 + [HAND] + [SEEN] * 10, 9, 12, False),
+        ("the hand seen twice in the hold's last sightings", [SEEN] * 4 + [HAND, SEEN, HAND] + [SEEN] * 8, 9, 12, True),
         ("the track starts in flight: no hold, so no letting go seen (held-out 9015 clip_059: found mid-push)",
-         [SEEN] * 15, 0, False),
+         [SEEN] * 15, 0, 2, False),
+        ("carried into view and thrown without a pause: the hand seen on it up to the first free sighting",
+         [HAND] * 10 + [SEEN] * 5, 0, 10, True),
+        ("the hand seen in the push, just before the first free sighting",
+         [SEEN] * 8 + [HAND] * 3 + [SEEN] * 4, 5, 11, True),
     ],
 )
-def test_a_hand_free_sighting_means_let_go_only_where_the_hand_was_seen_holding(rule, flags, throw_start, seen):
-    assert _hand_seen_holding(np.array(flags), throw_start) is seen, rule
+def test_a_hand_free_sighting_means_let_go_only_where_the_hand_was_seen_holding(
+    rule, flags, throw_start, free_start, seen
+):
+    assert _hand_seen_holding(np.array(flags), throw_start, free_start) is seen, rule
