@@ -423,9 +423,10 @@ class LaunchJudge:
         """The tracked meteor as a faint streak inside its gate, when motion blur washed out its colour."""
         detector = self.detector
         assert detector is not None
-        diameter = self._recent_diameter()
-        if diameter is None:
+        diameters = self._recent_diameters()
+        if not diameters:
             return None
+        diameter = statistics.median(diameters)
         speed = self.tracker.speed_px
         if speed < FAINT_MIN_SWEEP * diameter:
             return None  # too slow to blur: its colour would have passed the colour test
@@ -439,7 +440,8 @@ class LaunchJudge:
         detection = detector.refine_faint(frame_bgr, best[0], best[1], detector.last_boxes[best[4]])
         if detection is None or not self.tracker.in_gate(detection.x, detection.y):
             return None
-        return detection if self._is_the_streak(detection, diameter) else None
+        upper = diameters[(3 * len(diameters)) // 4]  # the upper quartile
+        return detection if self._is_the_streak(detection, diameter, upper) else None
 
     def _touch(self, detection: Detection) -> float:
         """How much of the ring round the sighting (round its streak when moving) a hand covers."""
@@ -453,16 +455,26 @@ class LaunchJudge:
         diameter = self._recent_diameter()
         return diameter is not None and detection.diameter_px < FAINT_SIZE_RATIO[0] * diameter
 
+    def _recent_diameters(self) -> list[float]:
+        """The tracked meteor's apparent diameters (px) in its last sightings, sorted."""
+        return sorted(d for d in self._diam[-8:] if math.isfinite(d))
+
     def _recent_diameter(self) -> float | None:
         """The tracked meteor's apparent diameter (px): the median of its last sightings."""
-        diameters = [d for d in self._diam[-8:] if math.isfinite(d)]
+        diameters = self._recent_diameters()
         return float(statistics.median(diameters)) if diameters else None  # np.median costs 10× on 8 values
 
-    def _is_the_streak(self, detection: Detection, diameter_px: float) -> bool:
-        """A faint blob is the tracked meteor's streak when it holds one meteor's worth of colour (motion
-        blur spreads the disc's area, it does not add to it) and, when long, lies along the motion."""
+    def _is_the_streak(self, detection: Detection, median_px: float, upper_px: float) -> bool:
+        """A faint blob is the tracked meteor's streak when it holds about one meteor's worth of colour
+        (motion blur spreads the disc's area, it does not add to it) and, when long, lies along the motion.
+
+        One meteor's worth is judged against the last sightings' sizes: no less than `FAINT_SIZE_RATIO`'s
+        low end of their median, no more than its high end of their upper quartile. A meteor pushed in
+        the hand or blurred often shows only part of itself, so the median can be well under its size
+        (dev 9024 clip_086, 30 fps: sightings of 6–9 px in the hand before the release; its streaks of
+        16–20 px were refused for 4 frames and its table bounce went unseen)."""
         low, high = FAINT_SIZE_RATIO
-        if not low <= detection.diameter_px / diameter_px <= high:
+        if not low * median_px <= detection.diameter_px <= high * upper_px:
             return False
         x = self.tracker.x
         if detection.elongation < 1.5 or detection.axis_rad is None or x is None:
