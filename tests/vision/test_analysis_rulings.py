@@ -2,14 +2,27 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
+from launch_inputs import judge_launch_inputs
 
 from calibration.geometry import BoxPose
 from calibration.rig import Rig
-from vision.analysis import _bracketed_guess, _first_departure, _hand_seen_holding, possible_rulings, ruling_of
+from vision.analysis import (
+    _bracketed_guess,
+    _first_departure,
+    _hand_seen_holding,
+    judge_launch,
+    possible_rulings,
+    ruling_of,
+    table_bounces_after_entry,
+)
+from vision.flight import FlightImpact
 from vision.landing import herd_line_signed, herd_normal
 from vision.track import HAND, SEEN
+from vision.truth import load_label
 
 TRI = ("triceratops", "dinosaur", "triceratops")
 TREX = ("trex", "dinosaur", "trex")
@@ -133,3 +146,41 @@ def test_a_hand_free_sighting_means_let_go_only_where_the_hand_was_seen_holding(
     rule, flags, throw_start, free_start, seen
 ):
     assert _hand_seen_holding(np.array(flags), throw_start, free_start) is seen, rule
+
+
+def _impact(surface: str, doubtful: bool = False) -> FlightImpact:
+    return FlightImpact(0.0, 0, np.zeros(3), (0.0, 0.0), surface, -1.0, 0.5, 0.1, 100.0, True,
+                        doubtful=doubtful, before_box=False)
+
+
+@pytest.mark.parametrize(
+    ("rule", "surfaces", "expected"),
+    [
+        ("table bounces straight after the entry: it may have been a pass over the outline", ["table", "table"], 2),
+        ("a sure wall bounce first: the meteor was over the box", ["box_wall", "table", "table"], 0),
+        ("a doubtful box bounce first proves nothing", [("box_floor", True), "table"], 1),
+        ("no table bounce after the entry", ["box_floor", "box_wall"], 0),
+    ],
+)
+def test_table_bounces_after_the_box_entry_count_only_if_no_sure_box_bounce_came_first(rule, surfaces, expected):
+    impacts = [_impact(*s) if isinstance(s, tuple) else _impact(s) for s in surfaces]
+    assert table_bounces_after_entry(impacts) == expected, rule
+
+
+RESTS_ON_RIM = Path(__file__).resolve().parent / "clips" / "rests_on_rim_9025_142.mp4"
+
+
+def test_hops_on_the_rim_after_a_wall_bounce_do_not_dispute_a_void_launch():
+    """Dev 9025 clip_142 (30 fps): no table bounce before the box, then a box-floor and wall bounces,
+    and the meteor came to rest on the rim, read as on the table just outside it. Its hops there read
+    as table bounces 'after a box entry that did not end in the box', which might have counted had the
+    entry been a pass over the outline: a certain void launch was disputed. A sure bounce on the box
+    came first: the entry was real."""
+    label = load_label(RESTS_ON_RIM.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(RESTS_ON_RIM, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    later = [imp.surface for imp in analysis.flight.impacts if imp.bounce and not imp.before_box]
+    assert "table" in later and later[0] != "table"
+    assert label.bounces_before_box == verdict.bounces_before_box == 0 and label.region == "rim"
+    assert not verdict.valid and verdict.outcome == label.outcome == "void"
+    assert not verdict.disputed, verdict.dispute_reasons
