@@ -584,10 +584,12 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     # may have been a pass over the outline, and those bounces may then count
     ends_outside = rest_surface is None or outline_signed_mm(rig, pose, np.asarray(rest_surface[1])) < 0
     later_table = table_bounces_after_entry(flight.impacts)
+    after_entry = ""  # those bounces, when they may count
     if flight.entered_box_frame is not None and ends_outside and later_table:
+        after_entry = f"{later_table} table bounce(s) after a box entry that did not end in the box"
         if count + later_table >= required:
             enough_set.add(True)
-        notes.append(f"{later_table} table bounce(s) after a box entry that did not end in the box")
+        notes.append(after_entry)
 
     # -- 1b. the place ------------------------------------------------------------------------------
     rest = None
@@ -634,7 +636,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         "bounces": f"table bounces before the box {flight.count_min}–{'?' if unseen else flight.count_max}, "
         f"{mode} needs {required}"
         + (f" (unseen: {'; '.join(unseen)})" if unseen else "")
-        + (f" ({'; '.join(flight.doubtful_reasons)})" if flight.doubtful_reasons else ""),
+        + (f" ({'; '.join(flight.doubtful_reasons)})" if flight.doubtful_reasons else "")
+        + (f" ({after_entry}: the entry may have been a pass over the outline)" if after_entry else ""),
         "region": f"rests {region_margin.margin_mm if region_margin else 0:.1f} mm from a region border",
     }
     if len(rulings) > 1:

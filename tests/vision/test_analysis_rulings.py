@@ -184,3 +184,19 @@ def test_hops_on_the_rim_after_a_wall_bounce_do_not_dispute_a_void_launch():
     assert label.bounces_before_box == verdict.bounces_before_box == 0 and label.region == "rim"
     assert not verdict.valid and verdict.outcome == label.outcome == "void"
     assert not verdict.disputed, verdict.dispute_reasons
+
+
+def test_a_dispute_from_table_bounces_after_the_box_entry_says_so():
+    """The same clip judged as if no sure box bounce came first: the table-bounce count reads 0–0, and
+    the dispute names the bounces after the entry that may count, not the count alone."""
+    label = load_label(RESTS_ON_RIM.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(RESTS_ON_RIM, label)[0]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(
+            "vision.analysis.table_bounces_after_entry",
+            lambda impacts: sum(1 for imp in impacts if imp.bounce and imp.surface == "table" and not imp.before_box),
+        )
+        verdict, _ = judge_launch(track, rig, calibration, config, frame_index)
+    [reason] = verdict.dispute_reasons
+    assert reason.startswith("table bounces before the box 0–0")
+    assert "after a box entry that did not end in the box: the entry may have been a pass over the outline" in reason
