@@ -351,6 +351,9 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     while free_start < rest_index - 3 and not all(f in (SEEN, PARTIAL) for f in flags[free_start : free_start + 3]):
         free_start += 1
     free_start = min(free_start, len(px) - 1)
+    # no run of clear sightings before the rest: the sighting the search stopped at may be in the hand,
+    # and is then no bound on the release (dev 9024 clip_194: in the hand to the last sighting, then lost)
+    free_seen = bool(np.isin(flags[free_start : free_start + 3], (SEEN, PARTIAL)).all())
     analysis.free_start_frame = int(frames[free_start])
     analysis.throw_start_frame = int(frames[throw_start])
 
@@ -484,7 +487,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     else:  # no fit, or one outside the error model: its frame candidates are not to be trusted
         why = est.reason or f"clear-sighting RMS {est.rms_px:.1f} px, {est.free_frames} clear flight sightings"
         notes.append(f"release estimate unreliable ({why}): bracketed by the first hand-free sighting")
-    if herd is not None and late_lo - k * BRACKET_SIGMA_MM >= 0 and _hand_seen_holding(flags, throw_start, free_start):
+    let_go = free_seen and _hand_seen_holding(flags, throw_start, free_start)
+    if herd is not None and late_lo - k * BRACKET_SIGMA_MM >= 0 and let_go:
         # even the latest possible release is clearly behind the line: certain, unless the release fit
         # says the meteor was still held beyond the line (then the hand-free sighting was not free)
         agrees = True in herd_set and (best_signed is None or best_signed >= 0)

@@ -9,7 +9,7 @@ import numpy as np
 from launch_inputs import judge_launch_inputs
 
 from vision.analysis import judge_launch
-from vision.track import SEEN
+from vision.track import HAND, SEEN
 from vision.truth import load_label
 
 VIDEO = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
@@ -75,3 +75,20 @@ def test_a_meteor_carried_into_view_and_thrown_without_a_pause_is_judged_from_it
     assert not any("herd line" in reason for reason in verdict.dispute_reasons)
     assert not any("starts in flight" in note for note in [*verdict.notes, *verdict.dispute_reasons])
     assert verdict.outcome == label.outcome and not verdict.disputed
+
+
+NEVER_FREE = Path(__file__).resolve().parent / "clips" / "never_free_of_hand_9024_194.mp4"
+
+
+def test_a_sighting_still_in_the_hand_does_not_bound_the_release():
+    """Dev 9024 clip_194 (30 fps, a foul released 4 mm over the line): the touch ring saw the hand on
+    every sighting up to the last before the meteor was lost, so the search for the first hand-free
+    sighting stopped at one still in the hand. Taken as the latest possible release, 99 mm behind the
+    line, it made the herd call certain (the launch was disputed only as lost). Without a run of clear
+    sightings nothing bounds the release: the herd call is in dispute too."""
+    label = load_label(NEVER_FREE.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(NEVER_FREE, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    free_start = int(np.searchsorted(track.frames, analysis.free_start_frame))
+    assert track.flags[free_start] == HAND and label.release.herd_line_signed_mm < 0
+    assert any("herd line" in reason for reason in verdict.dispute_reasons)
