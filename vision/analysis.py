@@ -111,6 +111,12 @@ def _hand_seen_holding(flags: np.ndarray, throw_start: int, free_start: int) -> 
     return throw_start > 0 and _hand_seen_on(flags[max(0, throw_start - HAND_SEEN_FRAMES) : throw_start + 1])
 
 
+def _clear_run_at(flags: np.ndarray, index: int) -> bool:
+    """Whether the three sightings from `index` are all clear of the hand (seen or partial): the run
+    that marks the first hand-free sighting."""
+    return all(f in (SEEN, PARTIAL) for f in flags[index : index + 3])
+
+
 def _first_departure(px: np.ndarray, stop: int, diameter_px: float) -> int:
     """The last index before the meteor first moves a diameter from where the track found it.
 
@@ -348,12 +354,12 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     if throw_start == 0:
         throw_start = _first_departure(px, rest_index, diameter_px)
     free_start = throw_start + 1
-    while free_start < rest_index - 3 and not all(f in (SEEN, PARTIAL) for f in flags[free_start : free_start + 3]):
+    while free_start < rest_index - 3 and not _clear_run_at(flags, free_start):
         free_start += 1
     free_start = min(free_start, len(px) - 1)
     # no run of clear sightings before the rest: the sighting the search stopped at may be in the hand,
     # and is then no bound on the release (dev 9024 clip_194: in the hand to the last sighting, then lost)
-    free_seen = bool(np.isin(flags[free_start : free_start + 3], (SEEN, PARTIAL)).all())
+    free_seen = _clear_run_at(flags, free_start)
     analysis.free_start_frame = int(frames[free_start])
     analysis.throw_start_frame = int(frames[throw_start])
 
