@@ -1,5 +1,5 @@
-"""Test support: what the streaming judge hands to `judge_launch` for each launch of a real clip, and a
-calibration whose herd line makes a clip's release legal."""
+"""Test support: what the streaming judge hands to `judge_launch` for each launch of a real clip, a
+calibration whose herd line makes a clip's release legal, and flight impacts made to order."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 import vision.pipeline as pipeline
+from vision.flight import FlightImpact
 from vision.landing import herd_line_signed, herd_normal
 from vision.runner import run_judge
 
@@ -36,3 +37,9 @@ def herd_line_behind_the_release(calibration, rig, release_xy, behind_mm: float)
     now_mm = herd_line_signed(rig, calibration.box_pose, np.asarray(release_xy), line)
     moved = line + (now_mm - behind_mm) * herd_normal(rig, calibration.box_pose, line)
     return calibration.model_copy(update={"herd_line_mm": tuple(map(tuple, moved))})
+
+
+def flight_impact(frame, surface="table", bounce=True, reasons=(), before_box=True, fps=60.0) -> FlightImpact:
+    """An impact at `frame` on `surface`, doubtful when it has `reasons`, for tests of the count's rules."""
+    return FlightImpact(frame / fps, frame, np.zeros(3), (0.0, 0.0), surface, -1.0, 0.6, 0.05, 100.0, bounce,
+                        doubtful=bool(reasons), before_box=before_box, reasons=list(reasons))

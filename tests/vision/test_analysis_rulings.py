@@ -6,7 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from launch_inputs import judge_launch_inputs
+from launch_inputs import flight_impact, judge_launch_inputs
 
 from calibration.geometry import BoxPose
 from calibration.rig import Rig
@@ -19,7 +19,6 @@ from vision.analysis import (
     ruling_of,
     table_bounces_after_entry,
 )
-from vision.flight import FlightImpact
 from vision.landing import herd_line_signed, herd_normal
 from vision.track import HAND, SEEN
 from vision.truth import load_label
@@ -148,22 +147,21 @@ def test_a_hand_free_sighting_means_let_go_only_where_the_hand_was_seen_holding(
     assert _hand_seen_holding(np.array(flags), throw_start, free_start) is seen, rule
 
 
-def _impact(surface: str, doubtful: bool = False) -> FlightImpact:
-    return FlightImpact(0.0, 0, np.zeros(3), (0.0, 0.0), surface, -1.0, 0.5, 0.1, 100.0, True,
-                        doubtful=doubtful, before_box=False)
-
-
 @pytest.mark.parametrize(
     ("rule", "surfaces", "expected"),
     [
         ("table bounces straight after the entry: it may have been a pass over the outline", ["table", "table"], 2),
         ("a sure wall bounce first: the meteor was over the box", ["box_wall", "table", "table"], 0),
-        ("a doubtful box bounce first proves nothing", [("box_floor", True), "table"], 1),
+        ("a doubtful box bounce first proves nothing", [("box_floor", "weak evidence"), "table"], 1),
         ("no table bounce after the entry", ["box_floor", "box_wall"], 0),
     ],
 )
 def test_table_bounces_after_the_box_entry_count_only_if_no_sure_box_bounce_came_first(rule, surfaces, expected):
-    impacts = [_impact(*s) if isinstance(s, tuple) else _impact(s) for s in surfaces]
+    impacts = [
+        flight_impact(0, s[0], reasons=[s[1]], before_box=False) if isinstance(s, tuple)
+        else flight_impact(0, s, before_box=False)
+        for s in surfaces
+    ]
     assert table_bounces_after_entry(impacts) == expected, rule
 
 

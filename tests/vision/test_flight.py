@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from launch_inputs import flight_impact as _impact
 from launch_inputs import herd_line_behind_the_release, judge_launch_inputs
 
 from calibration.camera import CameraModel
@@ -17,7 +18,6 @@ from vision.analysis import judge_launch
 from vision.flight import (
     CONTACT,
     TABLE_CONTACT_SIZE_MAX,
-    FlightImpact,
     _above_table,
     _Design,
     count_table_bounces,
@@ -193,11 +193,6 @@ def test_the_judges_own_track_of_clip_000(monkeypatch):
     assert flight.bounces_before_box == label.bounces_before_box
     assert flight.count_min <= label.bounces_before_box <= flight.count_max
     assert abs(flight.entered_box_frame - label.entered_box_frame) <= 2
-
-
-def _impact(frame, surface="table", bounce=True, reasons=(), before_box=True):
-    return FlightImpact(frame / FPS, frame, np.zeros(3), (0.0, 0.0), surface, -1.0, 0.6, 0.05, 100.0, bounce,
-                        doubtful=bool(reasons), before_box=before_box, reasons=list(reasons))
 
 
 def _box_impact_maybe_table(frame):
