@@ -128,6 +128,13 @@ def still_scene(frames: list[np.ndarray]) -> np.ndarray:
     return np.median(np.stack(still), axis=0).astype(np.uint8) if len(still) >= 3 else frames[0]
 
 
+def find_rig_markers(frame_bgr: np.ndarray, rig: Rig) -> dict[int, np.ndarray]:
+    """The markers `calibrate_frame` solves from: id -> 4×2 corners, searched again magnified when some
+    of the rig's table or box markers were not found."""
+    wanted = {m.id for m in rig.table_markers} | {m.id for m in rig.box.markers}
+    return detect_rig_markers(frame_bgr, rig.aruco_dictionary, wanted)
+
+
 def calibrate_frame(
     frame_bgr: np.ndarray,
     rig: Rig,
@@ -149,10 +156,7 @@ def calibrate_frame(
     height, width = frame_bgr.shape[:2]
     table_ids = [m.id for m in rig.table_markers]
     box_ids = [m.id for m in rig.box.markers]
-    if detections is None:
-        found = detect_rig_markers(frame_bgr, rig.aruco_dictionary, set(table_ids) | set(box_ids))
-    else:
-        found = detections
+    found = find_rig_markers(frame_bgr, rig) if detections is None else detections
     known = set(table_ids) | set(box_ids)
     seen = sorted(i for i in found if i in known)
     missing = sorted(known - set(seen))

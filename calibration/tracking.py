@@ -131,6 +131,13 @@ class CalibrationTracker:
         """Run a full marker search on the next `update`."""
         self._force = True
 
+    def start(self, frame_bgr: np.ndarray, frame_index: int, detections: dict[int, np.ndarray]) -> CalibrationStatus:
+        """The first check, from the markers the calibration was just solved from (`detections`, found in
+        this frame): searching them again would cost a second marker search on the same picture."""
+        self._status = self._check(frame_bgr, frame_index, detections)
+        self._force = False
+        return self._status
+
     # ------------------------------------------------------------ per frame
     def update(self, frame_bgr: np.ndarray, frame_index: int) -> CalibrationStatus:
         due = self._force or frame_index - self._status.last_check_frame >= self.every or frame_index < 0
@@ -148,9 +155,11 @@ class CalibrationTracker:
                                 box_moving=box_moving)
         return self._status
 
-    def _check(self, frame_bgr: np.ndarray, frame_index: int) -> CalibrationStatus:
+    def _check(self, frame_bgr: np.ndarray, frame_index: int,
+               found: dict[int, np.ndarray] | None = None) -> CalibrationStatus:
         rig, calibration = self.rig, self._calibration
-        found = self._detect_near_expected(frame_bgr)
+        if found is None:
+            found = self._detect_near_expected(frame_bgr)
         table_ids = [m.id for m in rig.table_markers]
         box_ids = [m.id for m in rig.box.markers]
         table_seen = [i for i in table_ids if i in found]

@@ -211,20 +211,23 @@ class LaunchJudge:
 
     def _try_calibrate(self, frame_bgr: np.ndarray, frame_index: int, events: list[JudgeEvent]) -> None:
         try:
-            from calibration.solve import CalibrationError, calibrate_frame
+            from calibration.solve import CalibrationError, calibrate_frame, find_rig_markers
         except ImportError as error:  # pragma: no cover - calibration package incomplete
             if self._calibration_error is None:
                 self._calibration_error = str(error)
                 events.append(JudgeEvent("warning", frame_index, f"no calibration available: {error}"))
             return
         try:
-            calibration = calibrate_frame(frame_bgr, self.rig)
+            markers = find_rig_markers(frame_bgr, self.rig)
+            calibration = calibrate_frame(frame_bgr, self.rig, detections=markers)
         except CalibrationError as error:
             if self._calibration_error != str(error):
                 events.append(JudgeEvent("warning", frame_index, f"calibration failed: {error}"))
             self._calibration_error = str(error)
             return
         self._set_calibration(calibration, frame_index, events)
+        self._note_calibration_status(self._calibration_tracker.start(frame_bgr, frame_index, markers), frame_index,
+                                      events)
 
     def _set_calibration(self, calibration, frame_index: int, events: list[JudgeEvent]) -> None:
         self.calibration = calibration
@@ -852,14 +855,17 @@ class LaunchJudge:
             )
         self._analysis = analysis
         self.verdicts.append(verdict)
+        moments = []  # the launch's moments, told in the order they happened
         if verdict.release is not None:
-            events.append(JudgeEvent("release", verdict.release.frame, "release point measured"))
+            moments.append(JudgeEvent("release", verdict.release.frame, "release point measured"))
         for bounce in verdict.bounces:
-            events.append(JudgeEvent("bounce", bounce.frame, f"bounce on {bounce.surface}"))
+            moments.append(JudgeEvent("bounce", bounce.frame, f"bounce on {bounce.surface}"))
         if verdict.entered_box_frame is not None:
-            events.append(JudgeEvent("entered_box", verdict.entered_box_frame, "entered the box"))
+            moments.append(JudgeEvent("entered_box", verdict.entered_box_frame, "entered the box"))
         if verdict.rest is not None:
-            events.append(JudgeEvent("rest", verdict.rest.frame, f"at rest in {verdict.region}"))
+            moments.append(JudgeEvent("rest", verdict.rest.frame, f"at rest in {verdict.region}"))
+        events.extend(sorted(moments, key=lambda event: event.frame))
+        if verdict.rest is not None:
             tail = np.asarray(self._px[-2:])
             self._rest_anchor = (float(tail[0]), float(tail[1]))
         events.append(JudgeEvent("verdict", frame_index, verdict.summary(), verdict))

@@ -132,6 +132,10 @@ def test_verdict_dispute_overrule_and_amended_game(served, browser):
     _wait_for(lambda: _get(f"{url}/api/status")["live"]["state"] == "ended", 60)
     page.wait_for_timeout(500)
     _shot(page, "live")
+    # the judge's events, newest on top, unnumbered (a numbered list read 1 for the latest event)
+    assert page.locator("ul#judge-log").count() == 1
+    logged = [int(re.match(r"frame (\d+)", text).group(1)) for text in page.locator("#judge-log li").all_inner_texts()]
+    assert len(logged) >= 2 and logged == sorted(logged, reverse=True)
 
     before = _get(f"{url}/api/games/{game_id}")
     record = next(r for r in before["engine_launches"] if r["index"] == launch["engine_launch"])
