@@ -92,3 +92,19 @@ def test_a_sighting_still_in_the_hand_does_not_bound_the_release():
     free_start = int(np.searchsorted(track.frames, analysis.free_start_frame))
     assert track.flags[free_start] == HAND and label.release.herd_line_signed_mm < 0
     assert any("herd line" in reason for reason in verdict.dispute_reasons)
+
+
+HAND_CLOCK_LOST = Path(__file__).resolve().parent / "clips" / "hand_clock_lost_9032_170.mp4"
+
+
+def test_a_hand_clock_over_two_frames_from_the_meteors_fit_lets_both_windows_count():
+    """Held-out 9032 clip_170 (60 fps, released 4 mm behind the line): the hand's window lost the hand
+    just after the release, and the hand's clock read 2.3 frames late. Only the hand's window was used
+    (the threshold was 2.5 frames), and a foul 67 mm over the line was called with no dispute. The
+    meteor's own fit is right to the frame; with both windows the herd call is disputed."""
+    label = load_label(HAND_CLOCK_LOST.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(HAND_CLOCK_LOST, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert abs(analysis.release.frame - label.release.frame) >= 2  # the hand's clock, late
+    assert 0 < label.release.herd_line_signed_mm < 10 and not verdict.herd_line_ok
+    assert verdict.disputed and any("herd line" in reason for reason in verdict.dispute_reasons)
