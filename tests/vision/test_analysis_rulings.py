@@ -198,3 +198,30 @@ def test_a_dispute_from_table_bounces_after_the_box_entry_says_so():
     [reason] = verdict.dispute_reasons
     assert reason.startswith("table bounces before the box 0–0")
     assert "after a box entry that did not end in the box: the entry may have been a pass over the outline" in reason
+
+
+FIT_SPANS_GAP = Path(__file__).resolve().parent / "clips" / "fit_spans_hand_gap_9024_143.mp4"
+WALL_FOR_TABLE = Path(__file__).resolve().parent / "clips" / "wall_for_table_30fps_9024_174.mp4"
+
+
+def test_at_60_fps_a_usable_release_fit_rules_out_a_bounce_hidden_by_the_hand():
+    """Dev 9024 clip_143 (60 fps, one table bounce, counted): the fingers hid the meteor for 17 frames
+    after the throw began, and that stretch alone disputed the count. The release fit, usable by the
+    error model, joined the push to one arc through the first clear sightings: no bounce fits between."""
+    label = load_label(FIT_SPANS_GAP.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(FIT_SPANS_GAP, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert analysis.free_start_frame - analysis.throw_start_frame >= 4
+    assert any("arc spans the flight between the hand" in note for note in verdict.notes)
+    assert verdict.bounces_before_box == label.bounces_before_box == 1
+    assert verdict.outcome == label.outcome and not verdict.disputed
+
+
+def test_at_30_fps_the_stretch_the_hand_hid_still_disputes_the_count():
+    """Dev 9024 clip_174 (30 fps): the table bounce just before the box was read as a wall hit, 0 of 1;
+    only the stretch the hand hid kept the count in dispute. At 30 fps a usable fit does not lift it."""
+    label = load_label(WALL_FOR_TABLE.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(WALL_FOR_TABLE, label)[0]
+    verdict, _ = judge_launch(track, rig, calibration, config, frame_index)
+    assert verdict.bounces_before_box < label.bounces_before_box
+    assert verdict.disputed and any("between the hand and the first clear" in r for r in verdict.dispute_reasons)
