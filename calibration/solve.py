@@ -128,9 +128,15 @@ def still_scene(frames: list[np.ndarray]) -> np.ndarray:
     return np.median(np.stack(still), axis=0).astype(np.uint8) if len(still) >= 3 else frames[0]
 
 
+def _require_frame(frame_bgr: np.ndarray | None) -> None:
+    if frame_bgr is None or np.asarray(frame_bgr).ndim < 2 or np.asarray(frame_bgr).size == 0:
+        raise CalibrationError("the frame is empty")
+
+
 def find_rig_markers(frame_bgr: np.ndarray, rig: Rig) -> dict[int, np.ndarray]:
     """The markers `calibrate_frame` solves from: id -> 4×2 corners, searched again magnified when some
     of the rig's table or box markers were not found."""
+    _require_frame(frame_bgr)
     wanted = {m.id for m in rig.table_markers} | {m.id for m in rig.box.markers}
     return detect_rig_markers(frame_bgr, rig.aruco_dictionary, wanted)
 
@@ -151,8 +157,7 @@ def calibrate_frame(
     `fix_intrinsics`, taken from `previous`). `previous` is a warm start, and supplies the
     box pose when no box marker is visible. `detections` skips the marker search.
     """
-    if frame_bgr is None or np.asarray(frame_bgr).ndim < 2 or np.asarray(frame_bgr).size == 0:
-        raise CalibrationError("the frame is empty")
+    _require_frame(frame_bgr)
     height, width = frame_bgr.shape[:2]
     table_ids = [m.id for m in rig.table_markers]
     box_ids = [m.id for m in rig.box.markers]

@@ -579,10 +579,11 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         unseen.append(f"meteor unseen for {int(gaps.max())} frames before the box")
     elif len(gaps) and gaps.sum() > 0:
         notes.append(f"meteor unseen for {int(gaps.sum())} frame(s) in flight (bridged by the arcs)")
+    hand_gap = not est.reliable and frames[free_start] - frames[throw_start] >= MAX_UNSEEN_FRAMES
     fit_spans_the_gap = err_spread is not None and track.fps >= FIT_SPANS_HAND_GAP_MIN_FPS
-    if not est.reliable and not fit_spans_the_gap and frames[free_start] - frames[throw_start] >= MAX_UNSEEN_FRAMES:
+    if hand_gap and not fit_spans_the_gap:
         unseen.append("the flight between the hand and the first clear sighting")
-    elif not est.reliable and frames[free_start] - frames[throw_start] >= MAX_UNSEEN_FRAMES:
+    elif hand_gap:
         notes.append("the release fit's arc spans the flight between the hand and the first clear sighting")
     if track.lost and flight.entered_box_frame is None:
         unseen.append("meteor left the view before reaching the box")

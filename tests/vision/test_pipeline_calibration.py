@@ -100,3 +100,11 @@ def test_markers_hidden_from_the_first_frame_make_calls_unsafe_at_once():
     events = judge.process(cover_from_start(0, frame, label), 0)
     hidden = sorted(m.id for m in label.scene.table_markers[:2])
     assert any(e.kind == "warning" and "unsafe" in e.message and str(hidden) in e.message for e in events), events
+
+
+def test_an_empty_frame_before_calibration_is_a_warning_not_a_crash():
+    """The marker search now runs before `calibrate_frame`; an empty picture still gets its clear error."""
+    label = load_label(CLIP.with_suffix(".json"))
+    judge = LaunchJudge(label.scene, config=JudgeConfig(launch_mode=label.launch_mode), fps=label.fps)
+    events = judge.process(np.zeros((0, 0, 3), np.uint8), 0)
+    assert [(e.kind, e.message) for e in events] == [("warning", "calibration failed: the frame is empty")]
