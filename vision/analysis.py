@@ -81,6 +81,11 @@ HAND_SEEN_MIN = 2  # ... this many times (held-out 9019 clip_090: one stray hit 
 # bounce judged as a lob into the box). Dev seeds 9005+9008: 1st percentile 0.70 at 60 fps, 10th 0.59 at 30;
 # on 1800 dev clips (cached tracks) it disputes 3 more launches, all called right
 FLIGHT_SIZE_MIN = 0.6
+# a sighting of the flight before the box whose fitted centre lies this far below a meteor on the table,
+# with no impact within `SUNK_CLEAR_FRAMES` of it: the arcs went through the table, so a table bounce
+# there went unnoticed and the count is only a lower bound
+SUNK_MM = 20.0
+SUNK_CLEAR_FRAMES = 2
 # the release fit and the arcs alone disagree this much on the first free sighting's height: the fit may be
 # grossly wrong (dev seeds 9005/9008/9012/9014, 511 usable fits: 99.5th percentile of the gap 248 mm; on
 # 1800 dev clips it changes no call and disputes none more; allowing the arcs' height always disputed 16 more)
@@ -137,6 +142,28 @@ def _first_departure(px: np.ndarray, stop: int, diameter_px: float) -> int:
     """
     moved = np.flatnonzero(np.hypot(*(px[:stop] - px[0]).T) > diameter_px)
     return max(0, int(moved[0]) - 1) if len(moved) else 0
+
+
+def sunk_sighting(
+    track: LaunchTrack, flight: FlightAnalysis, radius_mm: float, release_index: int
+) -> tuple[int, float] | None:
+    """(frame, depth mm) of the deepest sighting of the flight before the box whose fitted centre lies
+    `SUNK_MM` or more below a meteor resting on the table, far from every impact; None if there is none."""
+    z = flight.positions[:, 2]
+    index = np.arange(len(track.frames))
+    entry = flight.entered_box_frame if flight.entered_box_frame is not None else int(track.frames[-1]) + 1
+    rest = flight.rest_index if flight.rest_index is not None else len(track.frames)
+    impacts = np.array([imp.frame for imp in flight.impacts], dtype=np.int64)
+    clear = np.array([not len(impacts) or int(np.min(np.abs(impacts - f))) > SUNK_CLEAR_FRAMES for f in track.frames])
+    depth = radius_mm - z
+    sunk = (
+        np.isfinite(z) & (track.flags != COASTED) & clear & (index >= release_index) & (index < rest)
+        & (track.frames < entry) & (depth >= SUNK_MM)
+    )
+    if not sunk.any():
+        return None
+    deepest = int(np.argmax(np.where(sunk, depth, -np.inf)))
+    return int(track.frames[deepest]), float(depth[deepest])
 
 
 def flight_size_ratio(
@@ -602,6 +629,9 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     speed_after = _image_speed_px(frames, px, flight_start, flight_start + 3)
     if speed_before > 0 and speed_after / speed_before < SLOWDOWN_RATIO:
         unseen.append(f"the meteor slows to {speed_after / speed_before:.0%} of its speed as the flight starts")
+    sunk = sunk_sighting(track, flight, radius, release_index)
+    if sunk is not None:
+        unseen.append(f"the arcs put the meteor {sunk[1]:.0f} mm into the table at frame {sunk[0]}, no bounce near")
     if unseen:
         enough_set.add(True)
         notes.append("table bounce count is a lower bound: " + "; ".join(unseen))

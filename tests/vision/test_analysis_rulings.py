@@ -225,3 +225,26 @@ def test_at_30_fps_the_stretch_the_hand_hid_still_disputes_the_count():
     verdict, _ = judge_launch(track, rig, calibration, config, frame_index)
     assert verdict.bounces_before_box < label.bounces_before_box
     assert verdict.disputed and any("between the hand and the first clear" in r for r in verdict.dispute_reasons)
+
+
+ARC_THROUGH_TABLE = Path(__file__).resolve().parent / "clips" / "arc_through_table_9024_159.mp4"
+
+
+def test_arcs_that_pass_through_the_table_make_the_count_a_lower_bound():
+    """Dev 9024 clip_159 (30 fps, hard mode): the meteor bounced on the table two frames before the box,
+    unseen in its blur. One arc was fitted from the release into the box through the sightings either
+    side, its centre 55 mm into the table at frame 56, and 0 table bounces of 1 were counted as a
+    certainty; the ruling was right only because hard mode needs 2. A meteor cannot pass through the
+    table: a bounce went unnoticed, and the count is only a lower bound. In standard mode the call
+    would have been a confident void."""
+    from dataclasses import replace
+
+    label = load_label(ARC_THROUGH_TABLE.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(ARC_THROUGH_TABLE, label)[0]
+    verdict, _ = judge_launch(track, rig, calibration, config, frame_index)
+    assert label.bounces_before_box == 1 and verdict.bounces_before_box == 0
+    [reason] = [r for r in verdict.dispute_reasons if r.startswith("table bounces")]
+    assert reason.startswith("table bounces before the box 0–?") and "mm into the table at frame 56" in reason
+
+    standard, _ = judge_launch(track, rig, calibration, replace(config, launch_mode="standard"), frame_index)
+    assert standard.disputed and any(r.startswith("table bounces before the box 0–?") for r in standard.dispute_reasons)
