@@ -415,6 +415,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
 
     cands = [c for c in est.candidates if c.probability >= CANDIDATE_MIN_P]
     herd_set: set[bool] = {True, False}
+    herd_range = None  # (low, high) mm: where the true release may lie across the herd line, when windowed
     release = None
     release_margin = None
     best_signed = None
@@ -519,6 +520,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     elif window is not None:
         # the herd signs over the frames the error model allows (`vision.release.release_spread`)
         herd_set = {bool(np.max(hi) >= 0), bool(np.min(lo) >= 0)}
+        herd_range = (float(np.min(lo)), float(np.max(hi)))
         best_signed = float(values[ks == best_frame][0])
         release_margin = Margin(
             margin_mm=abs(best_signed),
@@ -686,8 +688,11 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     dispute = list(always)
     detail = {
         "herd_line": f"release {best_signed if best_signed is not None else float('nan'):+.0f} mm from the herd line"
-        f" (±{release_margin.uncertainty_mm if release_margin else 0:.0f} mm"
-        f"{'' if window is not None else ', release unsure'})",
+        + (
+            f" ({herd_range[0]:+.0f} to {herd_range[1]:+.0f} mm possible)"
+            if herd_range is not None
+            else f" (±{release_margin.uncertainty_mm if release_margin else 0:.0f} mm, release unsure)"
+        ),
         "bounces": f"table bounces before the box {flight.count_min}–{'?' if unseen else flight.count_max}, "
         f"{mode} needs {required}"
         + (f" (unseen: {'; '.join(unseen)})" if unseen else "")

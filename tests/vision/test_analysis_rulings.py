@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
 import pytest
-from launch_inputs import flight_impact, judge_launch_inputs
+from launch_inputs import flight_impact, herd_line_behind_the_release, judge_launch_inputs
 
 from calibration.geometry import BoxPose
 from calibration.rig import Rig
@@ -248,3 +249,23 @@ def test_arcs_that_pass_through_the_table_make_the_count_a_lower_bound():
 
     standard, _ = judge_launch(track, rig, calibration, replace(config, launch_mode="standard"), frame_index)
     assert standard.disputed and any(r.startswith("table bounces before the box 0–?") for r in standard.dispute_reasons)
+
+
+def test_a_disputed_herd_call_names_the_range_its_release_may_lie_in():
+    """The bundled clip_000 with its herd line 24 mm behind the release: the frames its error model
+    allows reach 2 mm past the line, so the call is disputed. The reason used to read "release +23 mm
+    from the herd line (±20 mm)", a margin beyond its one-sigma figure, which looked certain; it now
+    names the range the release may lie in, across the line."""
+
+    samples = Path(__file__).resolve().parents[2] / "sample_videos"
+    label = load_label(samples / "clip_000.json")
+    track, rig, calibration, config, frame_index = judge_launch_inputs(samples / "clip_000.mp4", label)[0]
+    near = herd_line_behind_the_release(calibration, rig, label.release.table_mm, 24.0)
+    verdict, _ = judge_launch(track, rig, near, config, frame_index)
+    [reason] = [r for r in verdict.dispute_reasons if r.startswith("release ")]
+    found = re.fullmatch(r"release \+(\d+) mm from the herd line \((-\d+) to \+(\d+) mm possible\)", reason)
+    assert found, reason
+    best, low, high = (int(group) for group in found.groups())
+    assert low < 0 < best < high
+    herd = verdict.margins["herd_line"]
+    assert herd.margin_mm > herd.uncertainty_mm
