@@ -128,6 +128,8 @@ def run(args: argparse.Namespace) -> int:
     if args.json:
         launches = [verdict.model_dump(mode="json") for verdict in result.verdicts]
         print(json.dumps({"launches": launches}, indent=2))
+        if result.calibration is None:  # standard output stays one JSON object: the why goes to standard error
+            print(NEVER_CALIBRATED + "\n" + format_warnings(result), file=sys.stderr)
     else:
         print(format_summary(Path(args.clip).name, result))
     return 0
@@ -284,13 +286,28 @@ def format_verdict(number: int, verdict: Any) -> str:
     return "\n".join(lines)
 
 
+NEVER_CALIBRATED = (
+    "No launch judged: no frame gave a calibration from the markers (see the warnings). "
+    "Check that --rig describes this table and box, or give --cal."
+)
+
+
 def format_summary(name: str, result: Any) -> str:
+    """The verdicts for a person, then the judge's warnings (kept when no launch was found: they say why)."""
     count = len(result.verdicts)
     head = f"{name}: {count} launch{'es' if count != 1 else ''} in {result.frames} frames ({result.fps:g} fps)"
     if count == 0:
-        return head + "\nNo launch found."
-    warnings = [item.event for item in result.events if item.event.kind == "warning"]
-    parts = [head] + [format_verdict(n + 1, v) for n, v in enumerate(result.verdicts)]
+        parts = [head + "\n" + (NEVER_CALIBRATED if result.calibration is None else "No launch found.")]
+    else:
+        parts = [head] + [format_verdict(n + 1, v) for n, v in enumerate(result.verdicts)]
+    warnings = format_warnings(result)
     if warnings:
-        parts.append("warnings:\n" + "\n".join(f"  frame {w.frame}: {w.message}" for w in warnings))
+        parts.append(warnings)
     return "\n\n".join(parts)
+
+
+def format_warnings(result: Any) -> str:
+    warnings = [item.event for item in result.events if item.event.kind == "warning"]
+    if not warnings:
+        return ""
+    return "warnings:\n" + "\n".join(f"  frame {w.frame}: {w.message}" for w in warnings)

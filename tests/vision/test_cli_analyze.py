@@ -88,3 +88,32 @@ def test_analyze_summary_lists_the_doubts_that_cannot_change_the_ruling(capsys) 
     assert code == 0, err
     assert "  notes     release estimate unreliable (release time not pinned down by the fit;" in out
     assert "cannot change the ruling" in out
+
+
+@pytest.fixture
+def other_box_rig(tmp_path: Path, label) -> Path:
+    """The label's scene with a box whose markers carry other ids: a rig file for another game box."""
+    box = label.scene.box
+    markers = [marker.model_copy(update={"id": marker.id + 40}) for marker in box.markers]
+    scene = label.scene.model_copy(update={"box": box.model_copy(update={"markers": markers})})
+    path = tmp_path / "other_box.json"
+    path.write_text(scene.model_dump_json(indent=2))
+    return path
+
+
+def test_a_rig_that_never_calibrates_says_why_no_launch_was_judged(capsys, other_box_rig, label):
+    """With a rig file for another box no frame calibrates, so nothing can be judged. The summary used
+    to end at "No launch found." and drop the judge's warnings, the only place the reason was; it now
+    says no frame calibrated and lists them. With --json, standard output stays one JSON object and
+    the reason goes to standard error."""
+    wrong_ids = sorted(marker.id + 40 for marker in label.scene.box.markers)
+    code = main(["analyze", str(CLIP), "--rig", str(other_box_rig)])
+    out, _ = capsys.readouterr()
+    assert code == 0
+    assert "clip_000.mp4: 0 launches" in out and "No launch judged: no frame gave a calibration" in out
+    assert f"calibration failed: no box marker visible (box ids {wrong_ids} missing)" in out
+
+    code = main(["analyze", str(CLIP), "--rig", str(other_box_rig), "--json"])
+    out, err = capsys.readouterr()
+    assert code == 0 and json.loads(out) == {"launches": []}
+    assert "No launch judged" in err and f"box ids {wrong_ids} missing" in err
