@@ -65,7 +65,9 @@ def _contains(streak: Detection, part: Detection) -> bool:
 class JudgeConfig:
     launch_mode: Literal["standard", "hard_velociraptor"] = "standard"
     scale: int = 4  # detection works on a frame this many times smaller
-    calibrate_every: int = 3  # frames between calibration attempts while calibrating
+    calibrate_every: int = 3  # frames between calibration attempts while calibrating ...
+    calibrate_every_max: int = 24  # ... doubling after each failure up to this: a scene that never
+    # calibrates (markers covered, a rig for another table) cost a whole-frame marker search every 3 frames
     marker_check_every: int = 300  # frames between full table-marker checks (a bump triggers one at once)
     rest_seconds: float = 0.2  # stillness that makes a rest (the label's definition)
     rest_speed_mm_s: float = 12.0  # below this the meteor counts as still (label: 5, plus our noise)
@@ -146,6 +148,8 @@ class LaunchJudge:
         self.tracker = KalmanTracker()
         self.verdicts: list[Verdict] = []
         self._calibration_error: str | None = None
+        self._next_calibration_frame = 0  # while calibrating: the next frame to try
+        self._calibration_interval = max(1, self.config.calibrate_every)
         self._tracker_cal = None
         self._calibration_tracker = None  # follows a bumped camera and hidden markers once calibrated
         self._unsafe_reason: str | None = None  # why calls are unsafe now (too few markers), if they are
@@ -172,7 +176,7 @@ class LaunchJudge:
             if self._pending_calibration is not None:
                 self._set_calibration(self._pending_calibration, frame_index, events)
                 self._pending_calibration = None
-            elif frame_index % max(1, self.config.calibrate_every) == 0 or self._calibration_error is None:
+            elif frame_index >= self._next_calibration_frame:
                 self._try_calibrate(frame_bgr, frame_index, events)
             if self.calibration is None:
                 return events
@@ -224,6 +228,8 @@ class LaunchJudge:
             if self._calibration_error != str(error):
                 events.append(JudgeEvent("warning", frame_index, f"calibration failed: {error}"))
             self._calibration_error = str(error)
+            self._next_calibration_frame = frame_index + self._calibration_interval
+            self._calibration_interval = min(2 * self._calibration_interval, max(1, self.config.calibrate_every_max))
             return
         self._set_calibration(calibration, frame_index, events)
         self._note_calibration_status(self._calibration_tracker.start(frame_bgr, frame_index, markers), frame_index,

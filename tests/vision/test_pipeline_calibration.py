@@ -108,3 +108,44 @@ def test_an_empty_frame_before_calibration_is_a_warning_not_a_crash():
     judge = LaunchJudge(label.scene, config=JudgeConfig(launch_mode=label.launch_mode), fps=label.fps)
     events = judge.process(np.zeros((0, 0, 3), np.uint8), 0)
     assert [(e.kind, e.message) for e in events] == [("warning", "calibration failed: the frame is empty")]
+
+
+def test_a_scene_that_never_calibrates_is_searched_less_and_less_often(monkeypatch):
+    """clip_000 with a rig for another box (its markers' ids moved) never calibrates. Every third frame
+    was searched for markers, a whole-frame search each time: judging ran at 77 frames a second on
+    sample clip_026 given the standard rig, 35 times its bare decode. The wait between attempts now
+    doubles after each failure, up to `calibrate_every_max` frames (24: 0.4 s at 60 fps)."""
+    attempts = []
+    real = LaunchJudge._try_calibrate
+
+    def counting(judge, frame, index, events):
+        attempts.append(index)
+        return real(judge, frame, index, events)
+
+    monkeypatch.setattr(LaunchJudge, "_try_calibrate", counting)
+    label = load_label(CLIP.with_suffix(".json"))
+    box = label.scene.box
+    markers = [marker.model_copy(update={"id": marker.id + 40}) for marker in box.markers]
+    other_box = label.scene.model_copy(update={"box": box.model_copy(update={"markers": markers})})
+    judge = LaunchJudge(other_box, config=JudgeConfig(launch_mode=label.launch_mode), fps=label.fps)
+    events = []
+    frames = 0
+    for index, frame in read_frames(CLIP):
+        events += judge.process(frame, index)
+        frames += 1
+    assert judge.calibration is None and frames == 233
+    assert attempts == [0, 3, 9, 21, 45, 69, 93, 117, 141, 165, 189, 213]  # was every third frame: 78
+    assert [e.kind for e in events] == ["warning"] and "calibration failed: no box marker visible" in events[0].message
+
+
+def test_markers_that_appear_late_still_calibrate_within_the_longest_wait():
+    """The first 60 frames show a blank table (no marker: the search fails and its waits grow); the
+    judge calibrates on its next attempt after they come into view, within 24 frames."""
+    label = load_label(CLIP.with_suffix(".json"))
+    judge = LaunchJudge(label.scene, config=JudgeConfig(launch_mode=label.launch_mode), fps=label.fps)
+    calibrated_at = None
+    for index, frame in read_frames(CLIP):
+        picture = np.full_like(frame, 90) if index < 60 else frame
+        if any(e.kind == "calibrated" for e in judge.process(picture, index)) and calibrated_at is None:
+            calibrated_at = index
+    assert calibrated_at is not None and 60 <= calibrated_at < 60 + 24
