@@ -43,3 +43,10 @@ def flight_impact(frame, surface="table", bounce=True, reasons=(), before_box=Tr
     """An impact at `frame` on `surface`, doubtful when it has `reasons`, for tests of the count's rules."""
     return FlightImpact(frame / fps, frame, np.zeros(3), (0.0, 0.0), surface, -1.0, 0.6, 0.05, 100.0, bounce,
                         doubtful=bool(reasons), before_box=before_box, reasons=list(reasons))
+
+
+def scene_for_another_box(scene):
+    """`scene` with its box's markers under other ids: a rig file for another game box, on which no
+    frame of the clip calibrates."""
+    markers = [marker.model_copy(update={"id": marker.id + 40}) for marker in scene.box.markers]
+    return scene.model_copy(update={"box": scene.box.model_copy(update={"markers": markers})})

@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+from launch_inputs import scene_for_another_box
 
 from cli.main import main
 from vision.truth import load_label
@@ -93,11 +94,8 @@ def test_analyze_summary_lists_the_doubts_that_cannot_change_the_ruling(capsys) 
 @pytest.fixture
 def other_box_rig(tmp_path: Path, label) -> Path:
     """The label's scene with a box whose markers carry other ids: a rig file for another game box."""
-    box = label.scene.box
-    markers = [marker.model_copy(update={"id": marker.id + 40}) for marker in box.markers]
-    scene = label.scene.model_copy(update={"box": box.model_copy(update={"markers": markers})})
     path = tmp_path / "other_box.json"
-    path.write_text(scene.model_dump_json(indent=2))
+    path.write_text(scene_for_another_box(label.scene).model_dump_json(indent=2))
     return path
 
 
@@ -106,7 +104,7 @@ def test_a_rig_that_never_calibrates_says_why_no_launch_was_judged(capsys, other
     to end at "No launch found." and drop the judge's warnings, the only place the reason was; it now
     says no frame calibrated and lists them. With --json, standard output stays one JSON object and
     the reason goes to standard error."""
-    wrong_ids = sorted(marker.id + 40 for marker in label.scene.box.markers)
+    wrong_ids = sorted(marker.id for marker in scene_for_another_box(label.scene).box.markers)
     code = main(["analyze", str(CLIP), "--rig", str(other_box_rig)])
     out, _ = capsys.readouterr()
     assert code == 0

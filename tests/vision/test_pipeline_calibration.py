@@ -6,6 +6,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from launch_inputs import scene_for_another_box
 
 from vision.pipeline import JudgeConfig, LaunchJudge
 from vision.truth import load_label
@@ -124,10 +125,8 @@ def test_a_scene_that_never_calibrates_is_searched_less_and_less_often(monkeypat
 
     monkeypatch.setattr(LaunchJudge, "_try_calibrate", counting)
     label = load_label(CLIP.with_suffix(".json"))
-    box = label.scene.box
-    markers = [marker.model_copy(update={"id": marker.id + 40}) for marker in box.markers]
-    other_box = label.scene.model_copy(update={"box": box.model_copy(update={"markers": markers})})
-    judge = LaunchJudge(other_box, config=JudgeConfig(launch_mode=label.launch_mode), fps=label.fps)
+    config = JudgeConfig(launch_mode=label.launch_mode)
+    judge = LaunchJudge(scene_for_another_box(label.scene), config=config, fps=label.fps)
     events = []
     frames = 0
     for index, frame in read_frames(CLIP):
