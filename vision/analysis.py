@@ -144,22 +144,26 @@ def _first_departure(px: np.ndarray, stop: int, diameter_px: float) -> int:
     return max(0, int(moved[0]) - 1) if len(moved) else 0
 
 
+def flight_before_box(track: LaunchTrack, flight: FlightAnalysis, release_index: int) -> np.ndarray:
+    """Which track sightings are of the flight: from the release, before the box entry and the rest."""
+    index = np.arange(len(track.frames))
+    entry = flight.entered_box_frame if flight.entered_box_frame is not None else int(track.frames[-1]) + 1
+    rest = flight.rest_index if flight.rest_index is not None else len(track.frames)
+    return (index >= release_index) & (track.frames < entry) & (index < rest)
+
+
 def sunk_sighting(
     track: LaunchTrack, flight: FlightAnalysis, radius_mm: float, release_index: int
 ) -> tuple[int, float] | None:
     """(frame, depth mm) of the deepest sighting of the flight before the box whose fitted centre lies
     `SUNK_MM` or more below a meteor resting on the table, far from every impact; None if there is none."""
     z = flight.positions[:, 2]
-    index = np.arange(len(track.frames))
-    entry = flight.entered_box_frame if flight.entered_box_frame is not None else int(track.frames[-1]) + 1
-    rest = flight.rest_index if flight.rest_index is not None else len(track.frames)
-    impacts = np.array([imp.frame for imp in flight.impacts], dtype=np.int64)
-    clear = np.array([not len(impacts) or int(np.min(np.abs(impacts - f))) > SUNK_CLEAR_FRAMES for f in track.frames])
     depth = radius_mm - z
-    sunk = (
-        np.isfinite(z) & (track.flags != COASTED) & clear & (index >= release_index) & (index < rest)
-        & (track.frames < entry) & (depth >= SUNK_MM)
-    )
+    in_flight = flight_before_box(track, flight, release_index)
+    sunk = np.isfinite(z) & (track.flags != COASTED) & in_flight & (depth >= SUNK_MM)
+    if flight.impacts:
+        impact_frames = np.array([imp.frame for imp in flight.impacts], dtype=np.int64)
+        sunk &= np.min(np.abs(track.frames[:, None] - impact_frames[None, :]), axis=1) > SUNK_CLEAR_FRAMES
     if not sunk.any():
         return None
     deepest = int(np.argmax(np.where(sunk, depth, -np.inf)))
@@ -175,10 +179,8 @@ def flight_size_ratio(
         return float("nan")
     positions = flight.positions
     usable = np.isfinite(positions).all(axis=1) & np.isin(track.flags, (SEEN, PARTIAL)) & np.isfinite(track.diameters)
-    index = np.arange(len(track.frames))
-    entry = flight.entered_box_frame if flight.entered_box_frame is not None else int(track.frames[-1]) + 1
-    in_flight = usable & (index >= release_index) & (track.frames < entry) & (index < flight.rest_index)
-    at_rest = usable & (index >= flight.rest_index)
+    in_flight = usable & flight_before_box(track, flight, release_index)
+    at_rest = usable & (np.arange(len(track.frames)) >= flight.rest_index)
     if np.count_nonzero(in_flight) < 3 or np.count_nonzero(at_rest) < 2:
         return float("nan")
     ratio = track.diameters / camera.apparent_diameter_px(np.nan_to_num(positions), diameter_mm)
