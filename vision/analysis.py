@@ -521,12 +521,12 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         notes.append("no herd line known: the release is not checked")
     elif window is not None:
         # the herd signs over the frames the error model allows (`vision.release.release_spread`)
-        herd_set = {bool(np.max(hi) >= 0), bool(np.min(lo) >= 0)}
-        herd_range = (float(np.min(lo)), float(np.max(hi)))
+        low, high = herd_range = (float(np.min(lo)), float(np.max(hi)))
+        herd_set = {high >= 0, low >= 0}
         best_signed = float(values[ks == best_frame][0])
         release_margin = Margin(
             margin_mm=abs(best_signed),
-            uncertainty_mm=float(max(best_signed - np.min(lo), np.max(hi) - best_signed) / max(k, 1e-9)),
+            uncertainty_mm=max(best_signed - low, high - best_signed) / max(k, 1e-9),
         )
         if not est.reliable:
             notes.append(
