@@ -9,6 +9,7 @@ import numpy as np
 from launch_inputs import judge_launch_inputs
 
 from vision.analysis import judge_launch
+from vision.release import estimate_release, release_spread
 from vision.track import HAND, SEEN
 from vision.truth import load_label
 
@@ -108,3 +109,24 @@ def test_a_hand_clock_over_two_frames_from_the_meteors_fit_lets_both_windows_cou
     assert abs(analysis.release.frame - label.release.frame) >= 2  # the hand's clock, late
     assert 0 < label.release.herd_line_signed_mm < 10 and not verdict.herd_line_ok
     assert verdict.disputed and any("herd line" in reason for reason in verdict.dispute_reasons)
+
+
+PUSH_FIT_LATE = Path(__file__).resolve().parent / "clips" / "push_fit_late_9036_031.mp4"
+
+
+def test_a_push_fit_later_than_the_hand_does_not_contradict_its_clock():
+    """Dev 9036 clip_031 (60 fps, released 59 mm behind the line): the hand's clock is right to the
+    frame and its window alone calls the release behind the line. The meteor's own fit, a push-group
+    fit (late by up to its window's 11 frames, as such fits are), put the release 4 frames later; it
+    counted as a disagreement, its wide window was allowed beside the hand's, and a sure call was
+    disputed. A fit known to be late contradicts the hand only by putting the release earlier than it."""
+    label = load_label(PUSH_FIT_LATE.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(PUSH_FIT_LATE, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert "hand" in analysis.release.reason_kinds and analysis.release.frame == label.release.frame
+    alone = estimate_release(replace(track, hand_direction=None), calibration.camera, rig.meteor.diameter_mm,
+                             size_scale=analysis.release.size_scale)
+    assert release_spread(alone).group == "push" and alone.t_release_s > analysis.release.t_release_s + 3 / track.fps
+    assert label.release.herd_line_signed_mm > 50 and verdict.herd_line_ok
+    assert not any("both windows" in note for note in verdict.notes)
+    assert verdict.outcome == label.outcome and not verdict.disputed
