@@ -130,3 +130,21 @@ def test_a_push_fit_later_than_the_hand_does_not_contradict_its_clock():
     assert label.release.herd_line_signed_mm > 50 and verdict.herd_line_ok
     assert not any("both windows" in note for note in verdict.notes)
     assert verdict.outcome == label.outcome and not verdict.disputed
+
+
+ROUGH_WINDOW = Path(__file__).resolve().parent / "clips" / "rough_window_growth_9036_104.mp4"
+
+
+def test_a_release_is_no_nearer_the_box_than_the_meteor_at_the_windows_last_frame():
+    """Dev 9036 clip_104 (60 fps, released 37 mm behind the line): a rough fit's window reaches 8 frames
+    before its estimate, where the fitted push's sigma has grown to 69 mm, and that sigma alone put
+    the low bound 39 mm over the line: disputed. The meteor only moves towards the box, so a release
+    at an earlier frame lies no nearer the box than the meteor at the window's last frame, whose
+    bound is clear of the line: the call is certain."""
+    label = load_label(ROUGH_WINDOW.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(ROUGH_WINDOW, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert release_spread(analysis.release).group == "rough"
+    assert label.release.herd_line_signed_mm > 30 and verdict.herd_line_ok
+    assert not any("herd line" in reason for reason in verdict.dispute_reasons)
+    assert verdict.outcome == label.outcome and not verdict.disputed
