@@ -495,11 +495,12 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         distance of the fit's position at each, its sigma, and the k-sigma bounds (the sighting itself,
         at the fitted height, widens them).
 
-        The meteor moves towards the box from the hold on (push and flight alike), so its herd-line
-        distance only falls: a release at a frame is no nearer the box than the meteor at any later
-        window frame, and no farther than at any earlier one. A frame's bounds are tightened by
-        theirs; the window's range is then that of its ends (the growing sigma of the fitted push
-        before the estimate no longer lowers the low bound there)."""
+        The meteor moves towards the box from the hold on (push and flight alike), so where the
+        fitted throw crosses towards the box its herd-line distance only falls: a release at a frame
+        is no nearer the box than the meteor at any later window frame, and no farther than at any
+        earlier one. A frame's bounds are tightened by theirs; the window's range is then that of its
+        ends (the growing sigma of the fitted push before the estimate no longer lowers the low bound
+        there)."""
         ks = np.arange(fit.frame - spread.late_frames, fit.frame + spread.early_frames + 1)
         pts = fit.model_position((ks + fit.exposure_fraction / 2) / fit.fps)
         values = signed(pts[:, :2])
@@ -514,8 +515,9 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
                 for z in heights_here:
                     seen = float(signed(_ground(camera, track.px[at[0]], z))[0])
                     lo[j], hi[j] = min(lo[j], seen - k * sigmas[j]), max(hi[j], seen + k * sigmas[j])
-        lo = np.maximum.accumulate(lo[::-1])[::-1]  # no nearer the box than any later frame allows
-        hi = np.minimum.accumulate(hi)  # no farther than any earlier frame allows
+        if np.all(np.diff(values) <= 0.0):  # the fitted throw does cross towards the box
+            lo = np.maximum.accumulate(lo[::-1])[::-1]  # no nearer the box than any later frame allows
+            hi = np.minimum.accumulate(hi)  # no farther than any earlier frame allows
         return ks, values, sigmas, lo, hi
 
     err_spread = release_spread(est)
