@@ -590,6 +590,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         best_signed = guess_signed
     herd_ok = (best_signed is None or best_signed >= 0) if len(herd_set) > 1 else next(iter(herd_set))
     analysis.release_index = release_index
+    if release is not None and outline_signed_mm(rig, pose, np.asarray(release.table_mm)) > -radius:
+        always.append("release judged over the box: the throw's start may have been missed")
 
     if not flight.stretches:
         always.append("no free flight found in the track")

@@ -9,6 +9,7 @@ import numpy as np
 from launch_inputs import judge_launch_inputs
 
 from vision.analysis import judge_launch
+from vision.landing import outline_signed_mm
 from vision.release import estimate_release, release_spread
 from vision.track import HAND, SEEN
 from vision.truth import load_label
@@ -148,3 +149,20 @@ def test_a_release_is_no_nearer_the_box_than_the_meteor_at_the_windows_last_fram
     assert label.release.herd_line_signed_mm > 30 and verdict.herd_line_ok
     assert not any("herd line" in reason for reason in verdict.dispute_reasons)
     assert verdict.outcome == label.outcome and not verdict.disputed
+
+
+RIM_PAUSE = Path(__file__).resolve().parent / "clips" / "rim_pause_taken_for_hold_9038_130.mp4"
+
+
+def test_a_release_judged_over_the_box_is_disputed():
+    """Held-out 9038 clip_130 (60 fps, released 137 mm behind the line, two table bounces, into the
+    pterodactyl space): the meteor in the hand was seen only in parts, never still, and the only
+    still spell the track showed was a pause in the box before it rolled on. Taken for the hold, it
+    put the release 456 mm over the line, inside the box: a certain foul, void, no dispute. A launch
+    is not released over the box it is aimed at: such a release means the throw was missed."""
+    label = load_label(RIM_PAUSE.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(RIM_PAUSE, label)[0]
+    verdict, _analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert label.outcome == "dinosaur" and verdict.outcome == "void"  # the wrong call, still made ...
+    assert outline_signed_mm(rig, calibration.box_pose, np.asarray(verdict.release.table_mm)) > 0
+    assert verdict.disputed and any("over the box" in reason for reason in verdict.dispute_reasons)  # ... but disputed
