@@ -74,6 +74,8 @@ class JudgeConfig:
     lost_seconds: float = 0.35  # a meteor unseen this long in flight is lost
     flung_wait_seconds: float = 1.5  # a meteor flung from the hand out of the tracker's reach is looked
     # for this long where it lands
+    regain_seconds: float = 0.5  # a meteor lost in flight is looked for this long over the whole picture
+    # (the tracker may have followed something else) before its launch is judged lost
     flick_mm_s: float = 2000.0  # never found again, it was thrown if the tracker's predictions reached this
     # speed (an assumption: a hand carrying the meteor away does not accelerate it so hard)
     sigma_px: float = 0.5  # centroid noise of a clear sighting
@@ -312,6 +314,8 @@ class LaunchJudge:
         self._still_count = 0
         self._unseen = 0
         self._flight_unseen = False  # the meteor was found lying in the box, its launch missed
+        self._regain_deadline: int | None = None  # lost in flight: the frame the search for it ends
+        self._regained: list[tuple[int, int]] = []  # (frame, frames unseen before) each time it was found again
         self._in_box_elsewhere: tuple[float, float, int] | None = None  # (x, y, searches in a row)
         self._hand.reset()
         # where a hand the touch ring did not see holds the meteor (see `_hand_seen_nearby`)
@@ -383,6 +387,8 @@ class LaunchJudge:
                 if detection is not None:
                     tracker.start(detection.x, detection.y)
                     started = True
+                    if self.state in ("in_hand", "in_flight") and self._frames:
+                        self._note_regained(frame_index)
 
         if detection is not None:
             if not started:
@@ -519,6 +525,14 @@ class LaunchJudge:
         xs, ys = self._px[0::2], self._px[1::2]
         self._box = [min(xs), max(xs), min(ys), max(ys)]
 
+    def _note_regained(self, frame_index: int) -> None:
+        """The meteor of the launch in progress, lost by the tracker, is found again: the analysis is told
+        how long it was unseen (the sightings before may even have been of something else)."""
+        seen = [frame for frame, flag in zip(self._frames, self._flags, strict=True) if flag != COASTED]
+        last_seen = seen[-1] if seen else self._frames[-1]
+        self._regained.append((frame_index, frame_index - last_seen - 1))
+        self._regain_deadline = None
+
     def _launch_moved(self) -> bool:
         if len(self._frames) < 4 or self._box is None:
             return False
@@ -550,20 +564,18 @@ class LaunchJudge:
                 self._set_state("in_flight", frame_index, events, "meteor found in the box: its launch was not seen")
                 return
             if not self.tracker.active:
-                if self._thrown_from_hold():
-                    # held still, then flung away and lost before it ever looked free of the hand:
-                    # a launch all the same, judged (and disputed) rather than silently dropped
-                    self._decide(frame_index, events, lost=True)
-                    return
+                # held still, then flung away and lost before it ever looked free of the hand (seen
+                # leaving the hold, or only predicted to, faster than the tracker could follow): keep the
+                # track and look for the meteor where it lands. Never found again, it is a lost launch
+                # (judged, and disputed, rather than silently dropped) if it was seen thrown, flung at a
+                # flick's speed or vanished inside the picture as it left the hold; else it is forgotten,
+                # like a meteor a hand carries out of sight over the picture's edge
+                thrown = self._thrown_from_hold()
                 vanished = self._vanished_leaving_hold()
-                if vanished or self._thrown_from_hold(predicted=True):
-                    # flung faster than the tracker could follow: keep the track and look for the meteor
-                    # where it lands. Never found again, it is a lost launch if it was flung at a flick's
-                    # speed or vanished inside the picture as it left the hold; else it is forgotten,
-                    # like a meteor a hand carries out of sight over the picture's edge
+                if thrown or vanished or self._thrown_from_hold(predicted=True):
                     if frame_index - self._frames[-1] <= cfg.flung_wait_seconds * self.fps:
                         return
-                    if vanished or self._flung_away():
+                    if thrown or vanished or self._flung_away():
                         self._decide(frame_index, events, lost=True)
                         return
                 self._reset_track()
@@ -592,7 +604,13 @@ class LaunchJudge:
             self._hand.follow(frame_index, frame_bgr)
             unseen_limit = max(3, int(cfg.lost_seconds * self.fps))
             if self._unseen > unseen_limit or not self.tracker.active:
-                self._decide(frame_index, events, lost=True)
+                if self._regain_deadline is None:
+                    # the tracker may have followed something else: look for the meteor over the whole
+                    # picture for a while before the launch is judged lost
+                    self._regain_deadline = frame_index + max(1, round(cfg.regain_seconds * self.fps))
+                    self.tracker.reset()
+                if frame_index >= self._regain_deadline:
+                    self._decide(frame_index, events, lost=True)
                 return
             if detection is not None and self._flags[-1] != HAND and self._is_still(rest_frames):
                 if not self._thrown_from_hold() and self._hand_nearby(frame_bgr, detection):
@@ -852,6 +870,7 @@ class LaunchJudge:
             hand_responses=np.asarray(self._hand.responses, dtype=np.float64),
             hand_direction=self._hand.direction,
             flight_unseen=self._flight_unseen,
+            regained=tuple(self._regained),
         )
         verdict, analysis = judge_launch(track, self.rig, self.calibration, self.config, frame_index)
         unsafe = self._launch_unsafe or self._unsafe_reason

@@ -35,3 +35,5 @@ class LaunchTrack:
     hand_direction: np.ndarray | None = None
     # the meteor was only found lying in the box while the judge followed something else: its launch unseen
     flight_unseen: bool = False
+    # each time the tracker lost the meteor and the judge found it again: (frame, frames unseen before)
+    regained: tuple[tuple[int, int], ...] = ()

@@ -87,9 +87,16 @@ def test_a_sighting_still_in_the_hand_does_not_bound_the_release():
     every sighting up to the last before the meteor was lost, so the search for the first hand-free
     sighting stopped at one still in the hand. Taken as the latest possible release, 99 mm behind the
     line, it made the herd call certain (the launch was disputed only as lost). Without a run of clear
-    sightings nothing bounds the release: the herd call is in dispute too."""
+    sightings nothing bounds the release: the herd call is in dispute too. (The judge now finds the
+    meteor again, in the box, and its track goes on: it is cut where it was lost, as it was judged.)"""
     label = load_label(NEVER_FREE.with_suffix(".json"))
     track, rig, calibration, config, frame_index = judge_launch_inputs(NEVER_FREE, label)[0]
+    found_frame = track.regained[0][0]
+    kept = track.frames < found_frame
+    track = replace(
+        track, frames=track.frames[kept], px=track.px[kept], diameters=track.diameters[kept],
+        flags=track.flags[kept], lost=True, regained=(),
+    )
     verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
     free_start = int(np.searchsorted(track.frames, analysis.free_start_frame))
     assert track.flags[free_start] == HAND and label.release.herd_line_signed_mm < 0

@@ -64,6 +64,7 @@ def test_a_throw_flung_out_of_the_trackers_reach_counts_its_predictions(judge, c
 
 
 FLUNG = [400] * 10 + [420, 470, 540, 640, 780]  # held, then predicted racing off (a flick's acceleration)
+SEEN_THROWN = [400] * 10 + [420, 470, 540, 640, 780]  # held, then seen racing off, then lost
 VANISHED = [400] * 10 + [415, 430, 445, 460, 475]  # held, then lost as it started moving, mid-picture
 CARRIED_OUT = [60] * 10 + [45, 30, 15, 0, -15]  # held by the picture's edge, then carried out over it
 HIDDEN = [400] * 10 + [401, 401, 400, 401, 400]  # held, then hidden in the hand where it was
@@ -74,6 +75,9 @@ HIDDEN = [400] * 10 + [401, 401, 400, 401, 400]  # held, then hidden in the hand
     [
         ("flung: still looked for where it lands", FLUNG, 10, "in_hand", 0),
         ("flung and never found: a lost launch, disputed", FLUNG, 200, "waiting", 1),
+        ("seen thrown from the hold, then lost: looked for where it lands (dev 9038 clip_014: the tracker "
+         "had followed the hand, the meteor was in the box)", SEEN_THROWN, 10, "in_hand", 0),
+        ("seen thrown, never found: a lost launch, disputed", SEEN_THROWN, 200, "waiting", 1),
         ("lost mid-picture as it left the hold (a flick at 30 fps, or a hand closing over it): a lost "
          "launch, disputed", VANISHED, 200, "waiting", 1),
         ("carried out over the picture's edge: forgotten", CARRIED_OUT, 200, "waiting", 0),
@@ -81,7 +85,8 @@ HIDDEN = [400] * 10 + [401, 401, 400, 401, 400]  # held, then hidden in the hand
     ],
 )
 def test_a_meteor_flung_out_of_the_trackers_reach(judge, case, xs, frames_later, state, verdicts):
-    _track(judge, xs, [HAND] * 10 + [COASTED] * (len(xs) - 10))
+    sighting = HAND if xs is SEEN_THROWN else COASTED
+    _track(judge, xs, [HAND] * 10 + [sighting] * (len(xs) - 10))
     judge._box = [min(xs), max(xs), 300.0, 300.0]
     judge.state = "in_hand"  # the tracker has given up on it
     judge._advance_state(_empty_frame(), len(xs) - 1 + frames_later, None, [])
