@@ -21,16 +21,27 @@ class BoxPose(BaseModel):
 
     @property
     def rotation(self) -> np.ndarray:
-        yaw = np.radians(self.yaw_deg)
-        return np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]])
+        return yaw_rotation(self.yaw_deg)
 
     def box_to_table(self, box_xy_mm: np.ndarray) -> np.ndarray:
-        points = np.asarray(box_xy_mm, dtype=np.float64).reshape(-1, 2)
-        return points @ self.rotation.T + np.asarray(self.translation_mm)
+        return box_to_table_mm(box_xy_mm, self.yaw_deg, self.translation_mm)
 
     def table_to_box(self, table_xy_mm: np.ndarray) -> np.ndarray:
         points = np.asarray(table_xy_mm, dtype=np.float64).reshape(-1, 2)
         return (points - np.asarray(self.translation_mm)) @ self.rotation
+
+
+def yaw_rotation(yaw_deg: float) -> np.ndarray:
+    """The 2×2 rotation of a box pose's yaw."""
+    yaw = np.radians(yaw_deg)
+    return np.array([[np.cos(yaw), -np.sin(yaw)], [np.sin(yaw), np.cos(yaw)]])
+
+
+def box_to_table_mm(box_xy_mm: np.ndarray, yaw_deg: float, translation_mm: tuple[float, float]) -> np.ndarray:
+    """`BoxPose.box_to_table` without a `BoxPose`: for a solver trying hundreds of poses (a pydantic
+    model per trial cost more than the arithmetic)."""
+    points = np.asarray(box_xy_mm, dtype=np.float64).reshape(-1, 2)
+    return points @ yaw_rotation(yaw_deg).T + np.asarray(translation_mm)
 
 
 def signed_distance_to_polygon(point_mm: np.ndarray, polygon_mm: np.ndarray) -> float:

@@ -101,7 +101,7 @@ def refine_quad_edges(gray: np.ndarray, quad: np.ndarray, cells: int = 6) -> np.
     reach = float(np.clip(0.6 * cell, 1.5, 4.0))
     offsets = np.arange(-reach, reach + 1e-9, 0.25)
     lines = []
-    image = gray.astype(np.float32)
+    image, x0, y0 = _float_window(gray, quad, reach)
     for i in range(4):
         a, b = quad[i], quad[(i + 1) % 4]
         length = float(np.linalg.norm(b - a))
@@ -116,7 +116,9 @@ def refine_quad_edges(gray: np.ndarray, quad: np.ndarray, cells: int = 6) -> np.
         bases = a[None, :] + ts[:, None] * (b - a)[None, :]
         samples = bases[:, None, :] + offsets[None, :, None] * normal[None, None, :]
         map_xy = samples.astype(np.float32)
-        profiles = cv2.remap(image, map_xy[..., 0], map_xy[..., 1], cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+        # in the window's pixels: exact in float32 (an integer off a coordinate it does not exceed)
+        map_x, map_y = map_xy[..., 0] - np.float32(x0), map_xy[..., 1] - np.float32(y0)
+        profiles = cv2.remap(image, map_x, map_y, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
         k = max(2, len(offsets) // 5)
         dark = profiles[:, :k].mean(axis=1, keepdims=True)
         light = profiles[:, -k:].mean(axis=1, keepdims=True)
@@ -153,6 +155,25 @@ def refine_quad_edges(gray: np.ndarray, quad: np.ndarray, cells: int = 6) -> np.
     if np.max(np.linalg.norm(refined - quad, axis=1)) > max(2.0, 0.5 * cell):
         return quad  # the edges disagree with the detection: keep the detector's corners
     return refined
+
+
+def _float_window(gray: np.ndarray, quad: np.ndarray, reach_px: float) -> tuple[np.ndarray, int, int]:
+    """The grey image as float32 round `quad` only, and the window's top-left corner (x0, y0).
+
+    `refine_quad_edges` samples within `reach_px` of the quad's sides; converting the whole frame for
+    each marker cost more than the sampling. The window reaches `_WINDOW_MARGIN_PX` beyond the samples
+    (more than bilinear interpolation needs), or to the frame's edge, where the border is replicated as
+    on the whole frame: each sample reads the same pixels with the same weights.
+    """
+    height, width = gray.shape[:2]
+    low = np.floor(quad.min(axis=0) - reach_px) - _WINDOW_MARGIN_PX
+    high = np.ceil(quad.max(axis=0) + reach_px) + _WINDOW_MARGIN_PX + 1
+    x0, y0 = min(max(0, int(low[0])), width - 1), min(max(0, int(low[1])), height - 1)
+    x1, y1 = min(width, max(x0 + 1, int(high[0]))), min(height, max(y0 + 1, int(high[1])))
+    return gray[y0:y1, x0:x1].astype(np.float32), x0, y0
+
+
+_WINDOW_MARGIN_PX = 8
 
 
 # ---------------------------------------------------------------- printable sheets

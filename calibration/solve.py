@@ -25,7 +25,7 @@ import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
 from calibration.camera import CameraModel
-from calibration.geometry import BoxPose
+from calibration.geometry import BoxPose, box_to_table_mm
 from calibration.jsonfile import load_json_model
 from calibration.lens import LensCalibration
 from calibration.markers import detect_rig_markers
@@ -298,6 +298,8 @@ class _Problem:
         self.box_pixels = np.zeros((0, 2))
         self.box_ids: list[int] = []
         self.frame_size = (0, 0)
+        self._pixels: np.ndarray | None = None
+        self._points: np.ndarray | None = None  # every rig point in the table frame, refilled per trial pose
 
     @classmethod
     def build(cls, rig: Rig, found: dict[int, np.ndarray], table_seen: list, box_seen: list,
@@ -321,13 +323,16 @@ class _Problem:
     # -------------------------------------------------------- parameter vector
     # p = [f, k1, rx, ry, rz, tx, ty, tz, yaw_rad, bx, by]
     def _unpack(self, p: np.ndarray, K_fixed: np.ndarray | None, dist_fixed: np.ndarray | None):
-        if K_fixed is None:
-            width, height = self.frame_size
-            K = np.array([[p[0], 0.0, (width - 1) / 2.0], [0.0, p[0], (height - 1) / 2.0], [0.0, 0.0, 1.0]])
-            dist = np.array([p[1], 0.0, 0.0, 0.0, 0.0])
-        else:
-            K, dist = K_fixed, dist_fixed
+        K, dist = self._intrinsics(p, K_fixed, dist_fixed)
         return K, dist, p[2:5], p[5:8], BoxPose(yaw_deg=float(np.degrees(p[8])), translation_mm=(p[9], p[10]))
+
+    def _intrinsics(self, p: np.ndarray, K_fixed: np.ndarray | None, dist_fixed: np.ndarray | None):
+        """K and the distortion of `_unpack`, without its box pose."""
+        if K_fixed is not None:
+            return K_fixed, dist_fixed
+        width, height = self.frame_size
+        K = np.array([[p[0], 0.0, (width - 1) / 2.0], [0.0, p[0], (height - 1) / 2.0], [0.0, 0.0, 1.0]])
+        return K, np.array([p[1], 0.0, 0.0, 0.0, 0.0])
 
     def _all_points(self, box_pose: BoxPose) -> np.ndarray:
         if len(self.box_points) == 0:
@@ -335,13 +340,27 @@ class _Problem:
         box_xy = box_pose.box_to_table(self.box_points[:, :2])
         return np.vstack([self.table_points, np.column_stack([box_xy, self.box_points[:, 2]])])
 
+    def _points_at(self, p: np.ndarray) -> np.ndarray:
+        """`_all_points` of the box pose in `p`, the same figures, in a buffer reused from trial to trial
+        (the solver calls `residuals` hundreds of times per frame)."""
+        if len(self.box_points) == 0:
+            return self.table_points
+        if self._points is None:
+            self._points = np.vstack([self.table_points, self.box_points])
+        # as `_unpack`'s BoxPose holds it: the yaw in degrees, the translation as floats
+        box_xy = box_to_table_mm(self.box_points[:, :2], float(np.degrees(p[8])), (float(p[9]), float(p[10])))
+        self._points[len(self.table_points) :, :2] = box_xy
+        return self._points
+
     @property
     def pixels(self) -> np.ndarray:
-        return np.vstack([self.table_pixels, self.box_pixels])
+        if self._pixels is None:
+            self._pixels = np.vstack([self.table_pixels, self.box_pixels])
+        return self._pixels
 
     def residuals(self, p: np.ndarray, K_fixed=None, dist_fixed=None) -> np.ndarray:
-        K, dist, rvec, tvec, box_pose = self._unpack(p, K_fixed, dist_fixed)
-        projected, _ = cv2.projectPoints(self._all_points(box_pose), rvec, tvec, K, dist)
+        K, dist = self._intrinsics(p, K_fixed, dist_fixed)
+        projected, _ = cv2.projectPoints(self._points_at(p), p[2:5], p[5:8], K, dist)
         return (projected.reshape(-1, 2) - self.pixels).ravel()
 
     # -------------------------------------------------------- initial guesses

@@ -46,7 +46,7 @@ class CalibrationStatus:
     markers_missing: list[int] = field(default_factory=list)
     camera_moved: bool = False  # the camera pose was solved again on this frame
     drift_px: float | None = None
-    box_moving: bool = False
+    box_moving: bool = False  # on a frame not checked, only when the tracker watches the box
     box_markers_seen: list[int] = field(default_factory=list)
 
 
@@ -106,7 +106,9 @@ class CalibrationTracker:
     """Follows the calibration along a video stream; see the module's docstring."""
 
     def __init__(self, calibration: Calibration, rig: Rig, every: int = 60, min_table_markers: int | None = None,
-                 camera_drift_px: float = CAMERA_DRIFT_PX) -> None:
+                 camera_drift_px: float = CAMERA_DRIFT_PX, watch_box: bool = True) -> None:
+        """`watch_box=False` leaves out the box's patch watch (`box_moving` between checks) for a caller
+        that never reads it: it refreshes the box before each launch instead (the judge)."""
         self.rig = rig
         self.every = max(1, int(every))
         table_count = len(rig.table_markers)
@@ -116,6 +118,7 @@ class CalibrationTracker:
         self._force = True
         self._table_watch = _PatchWatch()
         self._box_watch = _PatchWatch()
+        self._watch_box = watch_box
         self._status = CalibrationStatus(frame_index=-1, calibration=calibration, safe=True)
         self._last_box_corners: dict[int, np.ndarray] = {}
 
@@ -232,6 +235,8 @@ class CalibrationTracker:
         table_px = [camera.project(q) for q in table]
         self._table_watch.reset(frame_bgr, np.array([p.mean(axis=0) for p in table_px]),
                                 np.array([0.75 * np.ptp(p, axis=0).max() for p in table_px]))
+        if not self._watch_box:
+            return
         box_px = []
         for marker in self.rig.box.markers:
             xy = self._calibration.box_pose.box_to_table(np.asarray(marker.corners_mm, float))

@@ -161,8 +161,11 @@ def _profile(release_times: np.ndarray, t_after: np.ndarray, t_before: np.ndarra
     """For each release time, the least-squares cost of the motion model at its best τ."""
     grid = release_times[:, None, None]  # G×1×1
     best = np.full(len(release_times), np.inf)
+    after, before = _Basis(t_after, grid), _Basis(t_before, grid)
+    push = after.push - before.push  # the push's two columns: the same for every τ
     for tau in PROFILE_TAUS_FRAMES:
-        design = _design(t_after, grid, tau) - _design(t_before, grid, tau)  # G×n×3, the same for x and y
+        free = after.free_column(tau) - before.free_column(tau)
+        design = np.concatenate([push, free[..., None]], axis=2)  # G×n×3, the same for x and y
         normal = np.einsum("gni,gnj->gij", design, design) + 1e-9 * np.eye(3)
         coef = np.linalg.solve(normal, np.einsum("gni,nk->gik", design, shifts))  # G×3×2
         residual = shifts[None] - np.einsum("gni,gik->gnk", design, coef)
@@ -170,13 +173,19 @@ def _profile(release_times: np.ndarray, t_after: np.ndarray, t_before: np.ndarra
     return best
 
 
-def _design(t: np.ndarray, t_r: np.ndarray, tau: float) -> np.ndarray:
-    """Exposure means of the motion's three basis functions at sample times t (n×S), per release time."""
-    pushed = np.minimum(t[None], t_r)  # the push's clock stops at the release
-    free = np.clip(t[None] - t_r, 0.0, None)
-    return np.stack(
-        [pushed.mean(axis=2), (0.5 * pushed**2).mean(axis=2), (tau * -np.expm1(-free / tau)).mean(axis=2)], axis=2
-    )
+class _Basis:
+    """Exposure means of the motion's three basis functions at sample times t (n×S), per release time
+    (G×1×1): the push's two, which do not depend on the hand's deceleration time τ, made once for all
+    the τ tried, and the free motion's, per τ."""
+
+    def __init__(self, t: np.ndarray, t_r: np.ndarray) -> None:
+        pushed = np.minimum(t[None], t_r)  # the push's clock stops at the release
+        self.push = np.stack([pushed.mean(axis=2), (0.5 * pushed**2).mean(axis=2)], axis=2)  # G×n×2
+        self._free = np.clip(t[None] - t_r, 0.0, None)
+
+    def free_column(self, tau: float) -> np.ndarray:
+        """G×n: the motion after the release, dying away with time constant τ."""
+        return (tau * -np.expm1(-self._free / tau)).mean(axis=2)
 
 
 def release_from_pairs(

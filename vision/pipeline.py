@@ -259,7 +259,10 @@ class LaunchJudge:
         self._px_per_mm = float(np.median(camera.apparent_diameter_px(low, 1.0)))
         from calibration.tracking import CalibrationTracker
 
-        self._calibration_tracker = CalibrationTracker(calibration, self.rig, every=self.config.marker_check_every)
+        # the box is refreshed before each launch (`_refresh_box`): its per-frame patch watch is not needed
+        self._calibration_tracker = CalibrationTracker(
+            calibration, self.rig, every=self.config.marker_check_every, watch_box=False
+        )
         missing = list(getattr(calibration, "markers_missing", []) or [])
         message = "calibrated" + (f"; markers missing: {missing}" if missing else "")
         events.append(JudgeEvent("calibrated", frame_index, message))

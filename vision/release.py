@@ -454,7 +454,8 @@ def _fit(theta, data, proj, size_prior, D, iterations=30):
             if trial[1] <= trial[0] + 1e-3:
                 lam *= 10
                 continue
-            r_t = _residuals(trial, data, proj, size_prior, D)
+            # with its Jacobian: most trials are taken, and the next iteration needs it there
+            r_t, J_t = _residuals(trial, data, proj, size_prior, D, True)
             cost_t = float(np.sum((w * r_t) ** 2))
             if cost_t < cost:
                 improved = True
@@ -466,7 +467,7 @@ def _fit(theta, data, proj, size_prior, D, iterations=30):
         rel = (cost - cost_t) / max(cost, 1e-12)
         theta = trial
         lam = max(lam / 10, 1e-7)
-        r, J = _residuals(theta, data, proj, size_prior, D, True)
+        r, J = r_t, J_t
         w = _huber_weights(r, n_pix)
         cost = float(np.sum((w * r) ** 2))
         if rel < 1e-7:

@@ -70,6 +70,20 @@ def test_refresh_box_finds_the_moved_box_and_moving_frames_are_flagged(start, ri
     assert not tracker.update(moved, 3).box_moving
 
 
+def test_without_the_box_watch_a_moving_box_is_not_reported_but_a_bumped_camera_still_is(start, rig):
+    scene, frame, calibration = start
+    tracker = CalibrationTracker(calibration, rig, every=1000, watch_box=False)
+    tracker.update(frame, 0)
+    moved_pose = BoxPose(yaw_deg=-8.0, translation_mm=(-70.0, 150.0))
+    moved = render(standard_scene(rig, camera=scene.camera, box_pose=moved_pose))
+    status = tracker.update(moved, 1)
+    assert not status.box_moving and not status.checked
+    bumped_camera = look_at_camera((100.0, -880.0, 1240.0), (10.0, 50.0, 0.0), scene.camera.focal_px)
+    bumped = render(standard_scene(rig, camera=bumped_camera, box_pose=scene.box_pose))
+    status = tracker.update(bumped, 2)
+    assert status.checked and status.camera_moved
+
+
 def test_a_hidden_marker_alone_leaves_calls_safe_when_three_table_markers_and_the_box_are_solved(start, rig):
     scene, _, _ = start
     frame = render(standard_scene(rig, camera=scene.camera, box_pose=scene.box_pose, hidden_markers={1, 2, 3, 11}))
