@@ -572,13 +572,13 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         release = JudgedRelease(
             frame=int(best_frame),
             table_mm=(float(q[0]), float(q[1])),
-            height_mm=float(q[2] - radius),
+            height_mm=float(q[2]),
             herd_line_signed_mm=best_signed,
         )
     elif herd is None and est.frame is not None and cands and est.reliable:
         c = next((c for c in cands if c.frame == est.frame), cands[0])
         release = JudgedRelease(
-            frame=c.frame, table_mm=c.table_mm, height_mm=float(c.height_mm - radius), herd_line_signed_mm=best_signed
+            frame=c.frame, table_mm=c.table_mm, height_mm=float(c.height_mm), herd_line_signed_mm=best_signed
         )
     else:
         guess = _bracketed_guess(est.frame, frames, throw_start, free_start)
@@ -587,7 +587,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         release = JudgedRelease(
             frame=int(frames[guess]),
             table_mm=(float(xy[0]), float(xy[1])),
-            height_mm=float(z_free - radius),
+            height_mm=float(z_free),
             herd_line_signed_mm=guess_signed,
         )
         best_signed = guess_signed

@@ -32,7 +32,7 @@ class Margin(_Model):
 class JudgedRelease(_Model):
     frame: int
     table_mm: Point2
-    height_mm: float
+    height_mm: float  # of the meteor's centre above the table, as in the label
     herd_line_signed_mm: float | None  # None when no herd line is known
 
 

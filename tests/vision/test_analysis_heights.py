@@ -140,3 +140,17 @@ def test_a_release_bracketed_at_the_arcs_height_allows_that_height_s_measured_er
     assert analysis.flight.positions[free_start, 2] - rig.meteor.diameter_mm / 2 < label.release.height_mm - 150
     assert any("release unsure" in reason for reason in verdict.dispute_reasons)
     assert verdict.outcome == label.outcome
+
+
+def test_the_release_height_is_the_meteor_centres_as_in_the_label():
+    """The verdict's `release.height_mm` means what the label's does: the height of the meteor's centre
+    above the table (the footage's labels say so), not of its underside. Sample clip_000's fitted
+    throw gives the release point, and the verdict reports that point's height."""
+    video = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
+    label = load_label(video.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(video, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    fit = analysis.release
+    centre = fit.model_position(fit.frame_time_s(float(verdict.release.frame)))[0]
+    assert verdict.release.height_mm == centre[2]
+    assert abs(verdict.release.height_mm - label.release.height_mm) < 20.0
