@@ -154,3 +154,22 @@ def test_the_release_height_is_the_meteor_centres_as_in_the_label():
     centre = fit.model_position(fit.frame_time_s(float(verdict.release.frame)))[0]
     assert verdict.release.height_mm == centre[2]
     assert abs(verdict.release.height_mm - label.release.height_mm) < 20.0
+
+
+LEFT_VIEW = Path(__file__).resolve().parent / "clips" / "left_view_after_arcs_over_box_9040_192.mp4"
+
+
+def test_a_meteor_that_leaves_the_view_after_the_arcs_had_it_over_the_box_may_have_bounced_unseen():
+    """Held-out 9040 clip_192 (60 fps, a fast faint streak, three table bounces, out of the picture
+    without entering the box: valid, void as outside). Its arcs, too high, had it over the box two
+    frames before its first bounce, and it left the view before any bounce was judged: 0 table
+    bounces before the box, a certain foul. Over the box by the arcs and then gone, the meteor may
+    have passed over the outline and bounced after it, seen or not: the count is only a lower bound
+    and the call is disputed."""
+    label = load_label(LEFT_VIEW.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(LEFT_VIEW, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert label.entered_box_frame is None and label.valid and label.bounces_before_box == 3
+    assert track.lost and analysis.flight.entered_box_frame is not None  # the arcs had it over the box
+    assert verdict.outcome == label.outcome == "void" and verdict.bounces_before_box == 0
+    assert verdict.disputed and any("left the view after" in reason for reason in verdict.dispute_reasons)
