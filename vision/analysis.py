@@ -642,7 +642,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         notes.append("the release fit's arc spans the flight between the hand and the first clear sighting")
     if track.lost and flight.entered_box_frame is None:
         unseen.append("meteor left the view before reaching the box")
-    elif track.lost and rest_surface is None:
+    elif track.lost:
         # over the box by the arcs, then out of the picture: the entry may have been a pass over the
         # outline (heights are weak), and table bounces after it, seen or not, would count (held-out
         # 9040 clip_192: three table bounces, the first when the arcs had it over the box)
