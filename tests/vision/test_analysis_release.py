@@ -68,11 +68,14 @@ def test_a_meteor_carried_into_view_and_thrown_without_a_pause_is_judged_from_it
     without a still hold, 137 mm behind the herd line. With no hold the first hand-free sighting,
     clearly behind the line, was not trusted as the latest possible release, and the call was
     disputed; the count's note said the track 'starts in flight'. The touch ring saw the hand on it
-    right up to that sighting: the herd call is certain and the meteor was never in flight unseen."""
+    right up to that sighting: the herd call is certain and the meteor was never in flight unseen.
+    (It does pause in the hand, frames 82-102, but its sightings flicker between two blob shapes up
+    to 4 px apart: since holds are also found by spread, that is the hold and the release is fitted.)"""
     label = load_label(CARRIED_IN_HAND.with_suffix(".json"))
     track, rig, calibration, config, frame_index = judge_launch_inputs(CARRIED_IN_HAND, label)[0]
     verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
-    assert analysis.throw_start_frame == int(track.frames[0])  # no hold: the throw starts with the track
+    assert 82 <= analysis.throw_start_frame <= 103  # the flickering pause in the hand is the hold
+    assert abs(verdict.release.frame - label.release.frame) <= 1
     assert label.release.herd_line_signed_mm > 100 and verdict.herd_line_ok
     assert not any("herd line" in reason for reason in verdict.dispute_reasons)
     assert not any("starts in flight" in note for note in [*verdict.notes, *verdict.dispute_reasons])

@@ -351,6 +351,38 @@ def test_the_throw_starts_from_the_last_hold_the_hand_was_seen_in(rule, hand_see
 
 
 @pytest.mark.parametrize(
+    ("rule", "hand_seen", "found"),
+    [
+        ("a held meteor's sightings flicker 2.6 px between two blob shapes: still a hold", True, True),
+        ("the same flicker with no hand seen on it is not taken for a hold", False, False),
+    ],
+)
+def test_a_flickering_grip_is_still_a_hold(rule, hand_seen, found):
+    """Dev 9041 clip_084: the fingers cover more or less of the held meteor, frame by frame, and its
+    centroid flips between two places 2.6 px apart (diameters 11 and 14 px); no two steps in a row
+    were under `STILL_PX`, so no hold was found and the release went unfitted."""
+    from vision.release import held_still_before_throw
+
+    fps = 60.0
+    carried = [(7.0 + 18.0 * k, 560.0 - 4.0 * k) for k in range(12)]  # brought into view
+    flicker = [(205.4, 506.2), (204.1, 508.6)]
+    hold = [flicker[k % 2] if k % 3 else flicker[0] for k in range(14)]
+    throw = [(205.4 + 0.6 * k * k, 506.2 - 0.2 * k * k) for k in range(1, 16)]
+    px = np.array(carried + hold + throw)
+    in_hand = np.zeros(len(px), bool)
+    in_hand[len(carried) : len(carried) + len(hold)] = hand_seen
+    times = np.arange(len(px)) / fps
+    found_run = held_still_before_throw(px, times, len(px), 8.0, in_hand=in_hand)
+    assert (found_run is not None) is found, rule
+    if found:
+        steady = np.array(carried + [flicker[0]] * len(hold) + throw)  # the same hold without the flicker
+        _, steady_end = held_still_before_throw(steady, times, len(px), 8.0, in_hand=in_hand)
+        first, end = found_run
+        # the spread takes in the throw's first small steps: its end is up to two frames late
+        assert len(carried) <= first and steady_end <= end <= steady_end + 2, rule
+
+
+@pytest.mark.parametrize(
     ("rule", "hand_early_frames", "trusted"),
     [
         ("the hand timed with the meteor: a push of 0.13 s, trusted", 0.0, True),
