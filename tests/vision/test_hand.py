@@ -91,28 +91,49 @@ def test_a_meteor_held_again_keeps_the_background_from_before_the_hand() -> None
     assert not watch._recent and not watch.frames and watch.direction is None
 
 
-@pytest.mark.parametrize(("dx", "dy"), [(0.0, 0.0), (3.0, -2.0), (7.5, 1.25), (-12.0, 4.0)])
-def test_hand_shift_measures_a_known_shift_of_a_real_frame(dx: float, dy: float) -> None:
-    """A real frame with its hand (clip_000, just before the throw) moved by a known sub-pixel shift."""
+def _moved_foreground(dx: float, dy: float):
+    """clip_000's frame 8 before the release with its foreground (hand and meteor) moved by (dx, dy)
+    over the still table: the frame, the moved one, the background and the foreground's centre."""
     label = load_label(SAMPLES / "clip_000.json")
     frames = dict(read_frames(SAMPLES / "clip_000.mp4"))
-    background = frames[0].astype(np.float32)
     frame = frames[label.release.frame - 8]
     move = np.float32([[1, 0, dx], [0, 1, dy]])
     size = frame.shape[1::-1]
     moved = cv2.warpAffine(frame, move, size, borderMode=cv2.BORDER_REFLECT)
-    # the table stays put: only the foreground (the hand and the meteor) is shifted
     mask = cv2.absdiff(frame, frames[0]).sum(axis=2) > 30
     mask_moved = cv2.warpAffine(mask.astype(np.uint8), move, size) > 0
     composed = np.where(mask_moved[..., None], moved, frames[0])
     ys, xs = np.nonzero(mask)
-    centre = (float(np.median(xs)), float(np.median(ys)))
+    return frame, composed, frames[0].astype(np.float32), (float(np.median(xs)), float(np.median(ys)))
+
+
+@pytest.mark.parametrize(("dx", "dy"), [(0.0, 0.0), (3.0, -2.0), (7.5, 1.25), (-12.0, 4.0)])
+def test_hand_shift_measures_a_known_shift_of_a_real_frame(dx: float, dy: float) -> None:
+    """A real frame with its hand (clip_000, just before the throw) moved by a known sub-pixel shift."""
+    frame, composed, background, centre = _moved_foreground(dx, dy)
     shift = hand_shift(frame, composed, background, centre, 80)
     assert shift is not None
     # the tapered window pulls large shifts slightly towards zero (measured: 7.5 px read as 6.96)
     assert shift.dx_px == pytest.approx(dx, abs=0.6)
     assert shift.dy_px == pytest.approx(dy, abs=0.6)
     assert shift.response > 0.4
+
+
+@pytest.mark.parametrize(("dx", "dy", "half"), [(24.0, -6.0, 40), (30.0, 5.0, 48), (20.0, 0.0, 36)])
+def test_a_fast_hand_is_measured_where_it_is_expected(dx: float, dy: float, half: int) -> None:
+    """A hand moving half the square's half-side in one frame (the fastest pairs of a 60 fps flick)
+    leaves too little in common between two squares at the same place: the correlation peak falls
+    below `LOST_RESPONSE` and the pair is dropped. Taken where the last shift says the hand went
+    (here 3 px off), the later square sees the same hand and the shift is measured."""
+    from vision.hand import LOST_RESPONSE
+
+    frame, moved, background, centre = _moved_foreground(dx, dy)
+    same_place = hand_shift(frame, moved, background, centre, half)
+    expected = hand_shift(frame, moved, background, centre, half, expected_px=(dx - 3.0, dy + 2.0))
+    assert same_place is not None and same_place.response < LOST_RESPONSE
+    assert expected is not None and expected.response > 0.4
+    assert expected.dx_px == pytest.approx(dx, abs=0.8)
+    assert expected.dy_px == pytest.approx(dy, abs=0.8)
 
 
 def _hand_release_frames(clip: str) -> tuple[int, float | None]:
