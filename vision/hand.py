@@ -107,7 +107,7 @@ def hand_shift(
     background_bgr: np.ndarray,
     centre_px,
     half: int,
-    expected_px=(0.0, 0.0),
+    expected_px: tuple[float, float] = (0.0, 0.0),
 ) -> HandShift | None:
     """The image shift of the foreground in the square of half-side `half` at `centre_px`, frame to frame
     (each a whole BGR frame or a `FramePart` of one).
@@ -253,7 +253,8 @@ class HandWatch:
         self._centre: np.ndarray | None = None
         self._half = 0
         self._left = 0
-        self._last_shift = (0.0, 0.0)  # the last trusted shift: a lost pair moves the window by it
+        self._last_shift = (0.0, 0.0)  # the last trusted shift: the next pair's later window is taken
+        # that far on, and a lost pair moves the window by it
         self.direction: np.ndarray | None = None
         self.frames: list[int] = []
         self.shifts: list[tuple[float, float]] = []

@@ -547,14 +547,13 @@ def held_still_before_throw(
     be a frame or two late; the fit finds the push's start itself (walking the end back to where the
     sightings depart steadily made 3 of those calls worse on the same launches)."""
     move_px = throw_move_px(diameter_px)
-    jitter_px = max(JITTER_MIN_PX, JITTER_DIAMETERS * diameter_px) if math.isfinite(diameter_px) else JITTER_MIN_PX
     by_steps = _still_runs(px, times, stop, move_px, None)
-    if in_hand is None:
-        return by_steps[-1] if by_steps else None
-    for runs in (by_steps, _still_runs(px, times, stop, move_px, jitter_px)):
-        held = [run for run in runs if np.any(in_hand[run[0] : run[1]])]
-        if held:
-            return held[-1]
+    if in_hand is not None:
+        jitter_px = max(JITTER_MIN_PX, JITTER_DIAMETERS * diameter_px) if math.isfinite(diameter_px) else JITTER_MIN_PX
+        for runs in (by_steps, _still_runs(px, times, stop, move_px, jitter_px)):
+            held = [run for run in runs if np.any(in_hand[run[0] : run[1]])]
+            if held:
+                return held[-1]
     return by_steps[-1] if by_steps else None
 
 
