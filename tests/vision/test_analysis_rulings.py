@@ -171,34 +171,34 @@ RESTS_ON_RIM = Path(__file__).resolve().parent / "clips" / "rests_on_rim_9025_14
 
 def test_hops_on_the_rim_after_a_wall_bounce_do_not_dispute_a_void_launch():
     """Dev 9025 clip_142 (30 fps): no table bounce before the box, then a box-floor and wall bounces,
-    and the meteor came to rest on the rim, read as on the table just outside it. Its hops there read
-    as table bounces 'after a box entry that did not end in the box', which might have counted had the
-    entry been a pass over the outline: a certain void launch was disputed. A sure bounce on the box
-    came first: the entry was real."""
+    and the meteor came to rest on the rim, read as on the table just outside it. Its hops there once
+    read as table bounces 'after a box entry that did not end in the box', which might have counted
+    had the entry been a pass over the outline, and a certain void launch was disputed (the rule that
+    a sure bounce on the box first makes the entry real: `table_bounces_after_entry`, tested above).
+    The split, free to skip up to three blurred sightings anywhere, now reads those hops on the box:
+    the launch is void, undisputed."""
     label = load_label(RESTS_ON_RIM.with_suffix(".json"))
     track, rig, calibration, config, frame_index = judge_launch_inputs(RESTS_ON_RIM, label)[0]
     verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
     later = [imp.surface for imp in analysis.flight.impacts if imp.bounce and not imp.before_box]
-    assert "table" in later and later[0] != "table"
+    assert later and later[0] != "table"
     assert label.bounces_before_box == verdict.bounces_before_box == 0 and label.region == "rim"
     assert not verdict.valid and verdict.outcome == label.outcome == "void"
     assert not verdict.disputed, verdict.dispute_reasons
 
 
 def test_a_dispute_from_table_bounces_after_the_box_entry_says_so():
-    """The same clip judged as if no sure box bounce came first: the table-bounce count reads 0–0, and
-    the dispute names the bounces after the entry that may count, not the count alone."""
+    """The same clip judged as if two table bounces had been read after the box entry, with no sure box
+    bounce before them: the table-bounce count reads 0–0, and the dispute names the bounces after the
+    entry that may count, not the count alone."""
     label = load_label(RESTS_ON_RIM.with_suffix(".json"))
     track, rig, calibration, config, frame_index = judge_launch_inputs(RESTS_ON_RIM, label)[0]
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(
-            "vision.analysis.table_bounces_after_entry",
-            lambda impacts: sum(1 for imp in impacts if imp.bounce and imp.surface == "table" and not imp.before_box),
-        )
+        patch.setattr("vision.analysis.table_bounces_after_entry", lambda impacts: 2)
         verdict, _ = judge_launch(track, rig, calibration, config, frame_index)
     [reason] = verdict.dispute_reasons
     assert reason.startswith("table bounces before the box 0–0")
-    assert "after a box entry that did not end in the box: the entry may have been a pass over the outline" in reason
+    assert "2 table bounce(s) after a box entry that did not end in the box: the entry may have been a pass" in reason
 
 
 FIT_SPANS_GAP = Path(__file__).resolve().parent / "clips" / "fit_spans_hand_gap_9024_143.mp4"
@@ -219,36 +219,44 @@ def test_at_60_fps_a_usable_release_fit_rules_out_a_bounce_hidden_by_the_hand():
 
 
 def test_at_30_fps_the_stretch_the_hand_hid_still_disputes_the_count():
-    """Dev 9024 clip_174 (30 fps): the table bounce just before the box was read as a wall hit, 0 of 1;
-    only the stretch the hand hid kept the count in dispute. At 30 fps a usable fit does not lift it."""
+    """Dev 9024 clip_174 (30 fps): the table bounce just before the box was once read as a wall hit, 0
+    of 1, and only the stretch the hand hid kept the count in dispute. With the streaks' sizes weighed
+    it is found (1 of 1); in hard mode, 2 needed, that one bounce is still only a lower bound: at 30
+    fps a usable release fit does not rule out a bounce in the stretch the hand hid."""
+    from dataclasses import replace
+
     label = load_label(WALL_FOR_TABLE.with_suffix(".json"))
     track, rig, calibration, config, frame_index = judge_launch_inputs(WALL_FOR_TABLE, label)[0]
     verdict, _ = judge_launch(track, rig, calibration, config, frame_index)
-    assert verdict.bounces_before_box < label.bounces_before_box
-    assert verdict.disputed and any("between the hand and the first clear" in r for r in verdict.dispute_reasons)
+    assert verdict.bounces_before_box == label.bounces_before_box == 1 and verdict.valid == label.valid
+    hard, _ = judge_launch(track, rig, calibration, replace(config, launch_mode="hard_velociraptor"), frame_index)
+    assert not hard.valid and hard.disputed
+    assert any("between the hand and the first clear" in r for r in hard.dispute_reasons)
 
 
 ARC_THROUGH_TABLE = Path(__file__).resolve().parent / "clips" / "arc_through_table_9024_159.mp4"
 
 
-def test_arcs_that_pass_through_the_table_make_the_count_a_lower_bound():
+def test_a_bounce_blurred_two_frames_before_the_box_is_found_by_skipping_its_sightings():
     """Dev 9024 clip_159 (30 fps, hard mode): the meteor bounced on the table two frames before the box,
-    unseen in its blur. One arc was fitted from the release into the box through the sightings either
-    side, its centre 55 mm into the table at frame 56, and 0 table bounces of 1 were counted as a
-    certainty; the ruling was right only because hard mode needs 2. A meteor cannot pass through the
-    table: a bounce went unnoticed, and the count is only a lower bound. In standard mode the call
-    would have been a confident void."""
+    unseen in its blur. One arc was once fitted from the release into the box through the sightings
+    either side, its centre 55 mm into the table at frame 56, and 0 table bounces of 1 were counted
+    (the count is now a lower bound wherever the arcs sink into the table away from an impact:
+    `sunk_sighting`, seen on held-out 9040 clip_192 in `test_analysis_heights.py`). The split may now
+    skip the blurred sightings at the bounce: the bounce is found within a frame, 1 of 1, and the call
+    is certain in either mode."""
     from dataclasses import replace
 
     label = load_label(ARC_THROUGH_TABLE.with_suffix(".json"))
     track, rig, calibration, config, frame_index = judge_launch_inputs(ARC_THROUGH_TABLE, label)[0]
-    verdict, _ = judge_launch(track, rig, calibration, config, frame_index)
-    assert label.bounces_before_box == 1 and verdict.bounces_before_box == 0
-    [reason] = [r for r in verdict.dispute_reasons if r.startswith("table bounces")]
-    assert reason.startswith("table bounces before the box 0–?") and "mm into the table at frame 56" in reason
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    table = [imp.frame for imp in analysis.flight.table_bounces if imp.before_box]
+    assert len(table) == 1 and abs(table[0] - label.bounces[0].frame) <= 1
+    assert label.bounces_before_box == verdict.bounces_before_box == 1
+    assert verdict.valid == label.valid and not verdict.disputed
 
     standard, _ = judge_launch(track, rig, calibration, replace(config, launch_mode="standard"), frame_index)
-    assert standard.disputed and any(r.startswith("table bounces before the box 0–?") for r in standard.dispute_reasons)
+    assert standard.bounces_before_box == 1 and not any(r.startswith("table bounces") for r in standard.dispute_reasons)
 
 
 def test_a_disputed_herd_call_names_the_range_its_release_may_lie_in():
