@@ -549,12 +549,18 @@ def held_still_before_throw(
     move_px = throw_move_px(diameter_px)
     by_steps = _still_runs(px, times, stop, move_px, None)
     if in_hand is not None:
-        jitter_px = max(JITTER_MIN_PX, JITTER_DIAMETERS * diameter_px) if math.isfinite(diameter_px) else JITTER_MIN_PX
-        for runs in (by_steps, _still_runs(px, times, stop, move_px, jitter_px)):
-            held = [run for run in runs if np.any(in_hand[run[0] : run[1]])]
-            if held:
-                return held[-1]
+        held = _held_runs(by_steps, in_hand)
+        if not held:
+            jitter_px = max(JITTER_MIN_PX, JITTER_DIAMETERS * diameter_px if math.isfinite(diameter_px) else 0.0)
+            held = _held_runs(_still_runs(px, times, stop, move_px, jitter_px), in_hand)
+        if held:
+            return held[-1]
     return by_steps[-1] if by_steps else None
+
+
+def _held_runs(runs: list[tuple[int, int]], in_hand: np.ndarray) -> list[tuple[int, int]]:
+    """The runs the touch ring saw the hand in."""
+    return [run for run in runs if np.any(in_hand[run[0] : run[1]])]
 
 
 def _still_runs(
@@ -562,22 +568,33 @@ def _still_runs(
 ) -> list[tuple[int, int]]:
     """The still runs (first, end) of at least four sightings that a big move follows; still by steps
     (`jitter_px` None) or by staying within `jitter_px` of the run's median."""
+    if jitter_px is None:
+        gaps = np.maximum(1.0, np.diff(times[:stop]) * 60.0)
+        moves = np.flatnonzero(np.hypot(*np.diff(px[:stop], axis=0).T) >= STILL_PX * gaps) + 1
+    else:
+        moves = _jitter_moves(px, stop, jitter_px)
     runs = []
     run_start = 0
-    for index in range(1, stop):
-        if jitter_px is None:
-            gap = max(1.0, (times[index] - times[index - 1]) * 60.0)
-            moved = np.hypot(*(px[index] - px[index - 1])) >= STILL_PX * gap
-        else:
-            moved = np.hypot(*(px[index] - np.median(px[run_start:index], axis=0))) >= jitter_px
-        if moved:
-            if index - run_start >= 4:
-                horizon = np.searchsorted(times, times[index] + THROW_HORIZON_S)
-                ahead = px[index : min(horizon, stop)]
-                if len(ahead) and np.max(np.hypot(*(ahead - px[index - 1]).T)) > move_px:
-                    runs.append((run_start, index))
-            run_start = index
+    for index in moves:
+        if index - run_start >= 4:
+            horizon = np.searchsorted(times, times[index] + THROW_HORIZON_S)
+            ahead = px[index : min(horizon, stop)]
+            if len(ahead) and np.max(np.hypot(*(ahead - px[index - 1]).T)) > move_px:
+                runs.append((run_start, int(index)))
+        run_start = int(index)
     return runs
+
+
+def _jitter_moves(px: np.ndarray, stop: int, jitter_px: float) -> list[int]:
+    """The sightings (from the second) that lie `jitter_px` or more from the median of the run since
+    the last such one: each starts a new run."""
+    moves = []
+    run_start = 0
+    for index in range(1, stop):
+        if np.hypot(*(px[index] - np.median(px[run_start:index], axis=0))) >= jitter_px:
+            moves.append(index)
+            run_start = index
+    return moves
 
 
 # ---- the estimate -------------------------------------------------------------------------------
