@@ -454,18 +454,20 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     analysis.flight = flight
     analysis.positions = flight.positions
 
-    # the first hand-free sighting: released no later, so the release is no nearer the box
-    if est.reliable and est.frame is not None:
-        z_free = float(np.clip(est.flight_position(est.frame_time_s(float(frames[free_start])))[0, 2], radius, 800.0))
-        dz = 10.0
-    elif np.isfinite(flight.positions[ok_idx[free_start], 2]):
-        z_free = float(np.clip(flight.positions[ok_idx[free_start], 2], radius, 800.0))
-        dz = FLIGHT_HEIGHT_MM
-    else:
-        near = slice(free_start, min(free_start + 4, len(px)))
+    def height_at(index: int) -> tuple[float, float]:
+        """The meteor's centre height (mm) at sighting `index` and its one sigma: from the release fit's
+        flight, else the flight's arcs, else the apparent size of that sighting and the next few."""
+        if est.reliable and est.frame is not None:
+            z = est.flight_position(est.frame_time_s(float(frames[index])))[0, 2]
+            return float(np.clip(z, radius, 800.0)), 10.0
+        if np.isfinite(flight.positions[ok_idx[index], 2]):
+            return float(np.clip(flight.positions[ok_idx[index], 2], radius, 800.0)), FLIGHT_HEIGHT_MM
+        near = slice(index, min(index + 4, len(px)))
         sizes = camera.sphere_from_apparent_size(px[near], diam[near] / size_scale, rig.meteor.diameter_mm)
-        z_free = float(np.clip(np.median(sizes[:, 2]), radius, 600.0))
-        dz = config.release_height_sigma_mm
+        return float(np.clip(np.median(sizes[:, 2]), radius, 600.0)), config.release_height_sigma_mm
+
+    # the first hand-free sighting: released no later, so the release is no nearer the box
+    z_free, dz = height_at(free_start)
     # the arcs alone, without the release fit's point: a second opinion on the fit's height, which can be
     # grossly wrong (held-out 9021 clip_027: 120 mm at the first free sighting, the arcs alone 425, the
     # truth about 430; a foul called valid). Where the two disagree by more than `ARCS_DISAGREE_MM` the
@@ -483,15 +485,26 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
                 f"the release fit puts the first free sighting {z_free - radius:.0f} mm up, the flight's arcs "
                 f"alone {z_alone - radius:.0f} mm: both heights allowed"
             )
+    def signed_at_heights(index: int) -> list[float]:
+        """The herd-line distance of sighting `index` at its height and k sigmas either side (and at the
+        arcs' height, when they disagree with the fit's), the height itself second."""
+        z, sigma = height_at(index)
+        heights = [max(radius, z - k * sigma), z, z + k * sigma]
+        if arcs_z is not None:
+            z_arcs = float(arcs_z[ok_idx[index]])  # z_alone, clipped as the window's heights are
+            heights += [max(radius, z_arcs - k * FLIGHT_HEIGHT_MM), z_arcs + k * FLIGHT_HEIGHT_MM]
+        return [float(signed(_ground(camera, px[index], h))[0]) for h in heights]
+
     late = float("nan")
     if herd is not None:
-        heights = [max(radius, z_free - k * dz), z_free, z_free + k * dz]
-        if arcs_z is not None:
-            z_arcs = float(arcs_z[ok_idx[free_start]])  # z_alone, clipped as the window's heights are
-            heights += [max(radius, z_arcs - k * FLIGHT_HEIGHT_MM), z_arcs + k * FLIGHT_HEIGHT_MM]
-        late_all = [float(signed(_ground(camera, px[free_start], z))[0]) for z in heights]
+        late_all = signed_at_heights(free_start)
         late = late_all[1]
         late_lo = min(late_all)
+        # the touch ring may see the hand let go a frame early: fingers behind a meteor about to leave
+        # cover little of the ring round it (held-out 9043 clip_075, 60 fps: no hand seen at frame 102,
+        # released in 103; that sighting's +28 mm made a -2.5 mm foul a certain valid launch). A release
+        # is certain by the hand-free sightings only if the next one is behind the line too
+        let_go_lo = min(late_lo, *signed_at_heights(min(free_start + 1, len(px) - 1)))
 
     def release_window(fit, spread):
         """The frames the true release may lie in round `fit`'s estimate (`spread`), the herd-line
@@ -558,13 +571,13 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         why = est.reason or f"clear-sighting RMS {est.rms_px:.1f} px, {est.free_frames} clear flight sightings"
         notes.append(f"release estimate unreliable ({why}): bracketed by the first hand-free sighting")
     let_go = free_seen and _hand_seen_holding(flags, throw_start, free_start)
-    if herd is not None and late_lo - k * BRACKET_SIGMA_MM >= 0 and let_go:
+    if herd is not None and let_go_lo - k * BRACKET_SIGMA_MM >= 0 and let_go:
         # even the latest possible release is clearly behind the line: certain, unless the release fit
         # says the meteor was still held beyond the line (then the hand-free sighting was not free)
         agrees = True in herd_set and (best_signed is None or best_signed >= 0)
         herd_set = {True} if agrees else {True, False}
         if release_margin is None:
-            release_margin = Margin(margin_mm=late_lo, uncertainty_mm=BRACKET_SIGMA_MM)
+            release_margin = Margin(margin_mm=let_go_lo, uncertainty_mm=BRACKET_SIGMA_MM)
     if herd is not None and release_margin is None:
         release_margin = Margin(margin_mm=abs(late), uncertainty_mm=float(np.hypot(BRACKET_SIGMA_MM, dz)))
     if window is not None:

@@ -106,6 +106,24 @@ def test_a_sighting_still_in_the_hand_does_not_bound_the_release():
     assert any("herd line" in reason for reason in verdict.dispute_reasons)
 
 
+RING_EARLY = Path(__file__).resolve().parent / "clips" / "ring_lets_go_early_9043_075.mp4"
+
+
+def test_a_release_certain_by_the_hand_free_sightings_must_be_behind_the_line_a_frame_later_too():
+    """Held-out 9043 clip_075 (60 fps, a foul 2.5 mm over the line): the touch ring saw no hand on the
+    meteor at frame 102, but it was released in frame 103. That first hand-free sighting, 28 mm behind
+    the line at the fitted height, was taken as the latest possible release and made the herd call
+    certain: a confident valid launch (water). The ring may see the hand let go a frame early; the
+    next sighting lies over the line, so the call is disputed."""
+    label = load_label(RING_EARLY.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(RING_EARLY, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    free_start = int(np.searchsorted(track.frames, analysis.free_start_frame))
+    assert track.flags[free_start] == SEEN and analysis.free_start_frame == label.release.frame - 1
+    assert label.release.herd_line_signed_mm < 0 and verdict.release.herd_line_signed_mm > 20
+    assert verdict.disputed and any(reason.startswith("release") for reason in verdict.dispute_reasons)
+
+
 HAND_CLOCK_LOST = Path(__file__).resolve().parent / "clips" / "hand_clock_lost_9032_170.mp4"
 
 
