@@ -475,13 +475,14 @@ def test_a_rim_hit_first_seen_after_a_long_unseen_stretch_leaves_the_count_open(
 SPARSE_BOUNDS = Path(__file__).resolve().parent / "clips" / "streak_flight_sparse_bounds_9035_082.mp4"
 
 
-def test_sightings_between_sparse_split_points_can_be_skipped_rather_than_forced_into_one_arc():
+def test_blurred_sightings_at_a_bounce_can_be_split_at_or_skipped_rather_than_forced_into_one_arc():
     """Dev 9035 clip_082 (30 fps, the flight seen as streaks) bounced on the table at frame 50 and on
     the box floor at 60. Where the box-floor bounce blurred its sightings, no arc could start, and the
     split points there were too sparse for single skipped sightings to bridge: one arc was forced over
     both bounces, 1 m up beside the camera, and the table bounce went uncounted (0 of 1, disputed).
-    Up to three sightings may now be skipped between any split points: the arcs stay low and the
-    table bounce is found in its frame."""
+    Any sighting may now be a split point, and up to three may be skipped: the arcs stay low and the
+    table bounce is found within a frame (its approach speed, from arcs of a few streaks, is in
+    doubt)."""
     label = load_label(SPARSE_BOUNDS.with_suffix(".json"))
     track, rig, calibration, config, frame_index = judge_launch_inputs(SPARSE_BOUNDS, label)[0]
     verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
@@ -489,9 +490,9 @@ def test_sightings_between_sparse_split_points_can_be_skipped_rather_than_forced
     assert label.fps == 30 and table == [50] and label.bounces_before_box == 1
     free = (track.frames >= analysis.free_start_frame) & (track.frames < table[0])
     assert np.nanmax(analysis.flight.positions[free, 2]) < label.release.height_mm + 100
-    assert [b.frame for b in analysis.flight.table_bounces] == [50]
-    assert verdict.bounces_before_box == 1
-    assert not any("table bounces" in reason for reason in verdict.dispute_reasons)
+    (bounce,) = analysis.flight.table_bounces
+    assert abs(bounce.frame - table[0]) <= 1
+    assert verdict.bounces_before_box == 1 and verdict.valid == label.valid
 
 
 STREAK_THROUGH_TABLE = Path(__file__).resolve().parent / "clips" / "streak_arc_through_table_9039_124.mp4"
