@@ -182,6 +182,23 @@ def test_a_release_is_no_nearer_the_box_than_the_meteor_at_the_windows_last_fram
     assert verdict.outcome == label.outcome and not verdict.disputed
 
 
+ROUGH_EARLY_SIDE = Path(__file__).resolve().parent / "clips" / "rough_window_early_side_9036_029.mp4"
+
+
+def test_a_rough_fit_s_window_reaches_three_frames_past_its_estimate():
+    """Dev 9036 clip_029 (60 fps): a rough hand-timed fit, in the labelled frame and 3 mm from the
+    labelled +108 mm. Its window reached 4 frames past the estimate, where the meteor was 6 mm over
+    the line, and the call was disputed. Rough fits are early by 2 frames at most (355 of them on 1800
+    dev launches): 3 frames keep a frame of margin, and the valid launch is called so."""
+    label = load_label(ROUGH_EARLY_SIDE.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(ROUGH_EARLY_SIDE, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    spread = release_spread(analysis.release)
+    assert spread.group == "rough" and (spread.late_frames, spread.early_frames) == (8, 3)
+    assert analysis.release.frame == label.release.frame
+    assert verdict.valid == label.valid and verdict.outcome == label.outcome and not verdict.disputed
+
+
 RIM_PAUSE = Path(__file__).resolve().parent / "clips" / "rim_pause_taken_for_hold_9038_130.mp4"
 
 

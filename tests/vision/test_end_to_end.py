@@ -41,13 +41,13 @@ def _judge_recording_release_fits(name, monkeypatch):
 @pytest.mark.parametrize("name", ["clip_023", "clip_024"])
 def test_a_rough_release_fit_decides_the_herd_line_over_its_wide_window(name, monkeypatch):
     """A fit with nothing wrong but its clear sightings' RMS (2.2–2.3 px here, over 1.5) is rough: its
-    own frame is reported and the herd line is decided over 8 frames before it and 4 after, not by
+    own frame is reported and the herd line is decided over 8 frames before it and 3 after, not by
     the bracket of the first hand-free sighting."""
     from vision.release import release_spread
 
     verdict, fits = _judge_recording_release_fits(name, monkeypatch)
     spread = release_spread(fits[0])
-    assert spread is not None and spread.group == "rough" and (spread.late_frames, spread.early_frames) == (8, 4)
+    assert spread is not None and spread.group == "rough" and (spread.late_frames, spread.early_frames) == (8, 3)
     assert verdict.release.frame == fits[0].frame
     assert not any("bracketed by the first hand-free sighting" in note for note in verdict.notes)
     assert not any("release unsure" in reason for reason in verdict.dispute_reasons)
