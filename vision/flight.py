@@ -81,10 +81,11 @@ RELEASE_ALONG_MM = 60.0
 EXPOSURE_HALF_FRAMES = 0.35  # mid-exposure of frame i at (i + this)/fps
 RIM_BAND_MM = 6.0
 # The relative size noise of a partial sighting (a faint streak, the meteor at the picture's edge), at
-# least. With none (a noise of 1, as for a sighting in the hand) a 30 fps flight seen only as streaks
-# was placed 1 m up beside the camera, where the meteor would look five times larger (dev 9035
-# clip_082, 9039 clip_124). On 1200 dev launches (seeds 9035, 9036, 9038-9041), 0.08-0.3 all gave more
-# right bounce counts and calls than 1; 0.12 the most (0.3: 5 fewer right calls, 0.08: 2 more disputes).
+# least. With none (a noise of 1, as for a sighting in the hand) the arcs of a 30 fps flight seen only
+# as streaks were free to leave the range the streaks' sizes show: dev 9039 clip_124's first arc sank
+# its centre 57 mm below the table top and the bounce there was doubted. On 1200 dev launches (seeds
+# 9035, 9036, 9038-9041, with the split's skips) 0.08-0.3 all gave more right bounce counts and calls
+# than 1, 0.12 the most (0.3: 2 fewer right calls; 0.08: 3 more disputes).
 PARTIAL_SIZE_NOISE = 0.12
 # restitution priors (vertical), used until the launch's own bounces teach better. The table's spread is
 # wide on purpose (an assumption: tables run from dead cloth to lively laminate; our footage draws 0.62–0.78)
@@ -480,7 +481,7 @@ def _split(design: _Design, box: _Box, fps: float, penalty: float, skip_cost: fl
     # rebounds in hops big enough to see
     vz_last = params[:, 5] - G_MM_S2 * t_last
     lands_on = [(vz_last > -soft_landing_mm_s) & (z_last > h - 8.0) & (z_last < h + 25.0) for h in design.heights]
-    # -- the dynamic programme over the candidate bounds (vectorised over starts). States: 0 after an
+    # -- the dynamic programme over the sightings (vectorised over starts). States: 0 after an
     # arc; k in 1..K after an arc landing gently on surface k (a roll there may follow); K + k rolling
     # on surface k. Once rolling the meteor rolls on to the rest: no arc follows a roll
     n_k = kinds - 1
@@ -494,9 +495,8 @@ def _split(design: _Design, box: _Box, fps: float, penalty: float, skip_cost: fl
     back_ended = np.full((states, n + 1, 3), -1)
     order = np.argsort(e, kind="stable")
     e_sorted = e[order]
-    for at, stop in enumerate(bounds[1:], start=1):
-        nearest = int(np.searchsorted(bounds, max(1, stop - max_skip)))  # the first sighting is never skipped
-        for previous in bounds[nearest:at]:
+    for stop in range(1, n + 1):
+        for previous in range(max(1, stop - max_skip), stop):  # the first sighting is never skipped
             skipped = ended[:, previous] + (stop - previous) * skip_cost
             for state in np.flatnonzero(skipped < total[:, stop]):
                 total[state, stop] = skipped[state]
