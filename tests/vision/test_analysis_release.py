@@ -214,3 +214,21 @@ def test_a_release_judged_over_the_box_is_disputed():
     assert label.outcome == "dinosaur" and verdict.outcome == "void"  # the wrong call, still made ...
     assert outline_signed_mm(rig, calibration.box_pose, np.asarray(verdict.release.table_mm)) > 0
     assert verdict.disputed and any("over the box" in reason for reason in verdict.dispute_reasons)  # ... but disputed
+
+
+HAND_SEEN_AGAIN = Path(__file__).resolve().parent / "clips" / "hand_seen_again_9047_155.mp4"
+
+
+def test_a_hand_free_run_with_the_hand_seen_again_right_after_it_is_not_the_release():
+    """Held-out 9047 clip_155 (60 fps, a foul 123 mm over the line): the touch ring missed the grip at
+    frames 102-105 and saw the hand on the meteor again at 106, 108 and 109; it was released in 109.
+    Frame 102 was taken as the first hand-free sighting, far behind the line, so the herd call was
+    certain: a confident valid launch (T-Rex). The first hand-free run now comes after the hand's last
+    return, and the call is disputed."""
+    label = load_label(HAND_SEEN_AGAIN.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(HAND_SEEN_AGAIN, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    held_again = track.frames[(track.flags == HAND) & (track.frames < label.release.frame + 1)]
+    assert held_again.max() == label.release.frame and analysis.free_start_frame > label.release.frame
+    assert label.release.herd_line_signed_mm < -100
+    assert verdict.disputed and any(reason.startswith("release") for reason in verdict.dispute_reasons)
