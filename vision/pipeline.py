@@ -28,6 +28,7 @@ from vision.analysis import judge_launch
 from vision.detector import Detection, MeteorDetector
 from vision.hand import HandWatch, hand_reach_box
 from vision.landing import outline_signed_mm
+from vision.shadow import ShadowWatch
 from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack
 from vision.tracker import KalmanTracker
 from vision.verdict import Verdict
@@ -47,6 +48,7 @@ PUSH_GROWTH = 1.1  # a push speeds the held meteor up by more than this factor p
 # a faint streak (`MeteorDetector.faint_candidates_near`) is looked for only when the tracked meteor
 # moves at least this many diameters per frame; its diameter must be in this range of the meteor's,
 # and a long one must point within this angle of the tracked motion
+SHADOW_MIN_MOVE_PX = 2.0  # a sighting's shadow is measured once the meteor moves this far per frame
 FAINT_MIN_SWEEP = 0.5
 FAINT_SIZE_RATIO = (0.6, 1.6)
 FAINT_MAX_TURN_DEG = 30.0
@@ -158,6 +160,7 @@ class LaunchJudge:
         self._launch_unsafe: str | None = None  # the first unsafe reason seen during the launch in progress
         self._lost_judged = False  # the last launch was judged while lost: it may be seen again in flight
         self._hand = HandWatch()
+        self._shadow = ShadowWatch()
         self._reset_track()
         self._last_frame = -1
         self._frame_size: tuple[int, int] | None = None
@@ -310,6 +313,7 @@ class LaunchJudge:
         self._px: list[float] = []
         self._diam: list[float] = []
         self._flags: list[int] = []
+        self._shadow_px: list[float] = []  # x, y of each sighting's shadow (NaN where not measured)
         self._box: list[float] | None = None  # x min, x max, y min, y max of the track
         self._analysis = None
         self._launch_unsafe = self._unsafe_reason
@@ -321,6 +325,7 @@ class LaunchJudge:
         self._regained: list[tuple[int, int]] = []  # (frame, frames unseen before) each time it was found again
         self._in_box_elsewhere: tuple[float, float, int] | None = None  # (x, y, searches in a row)
         self._hand.reset()
+        self._shadow.reset()
         # where a hand the touch ring did not see holds the meteor (see `_hand_seen_nearby`)
         self._unseen_hand_hold: tuple[float, float] | None = None
 
@@ -404,6 +409,8 @@ class LaunchJudge:
             else:
                 flag = PARTIAL if detection.partial or detection.faint else SEEN
             self._record(frame_index, detection.x, detection.y, detection.diameter_px, flag)
+            if flag != HAND:
+                self._measure_shadow(frame_bgr, frame_index, detection)
         elif tracker.active:
             lost = tracker.miss()
             self._unseen += 1
@@ -461,6 +468,19 @@ class LaunchJudge:
         upper = diameters[(3 * len(diameters)) // 4]  # the upper quartile
         return detection if self._is_the_streak(detection, diameter, upper) else None
 
+    def _measure_shadow(self, frame_bgr: np.ndarray, frame_index: int, detection: Detection) -> None:
+        """The last sighting's shadow, while the meteor moves in a launch (a still one's tells no height)."""
+        if self.state not in ("in_hand", "in_flight") or len(self._px) < 4 or self.detector is None:
+            return
+        moved = math.hypot(self._px[-2] - self._px[-4], self._px[-1] - self._px[-3])
+        if moved < SHADOW_MIN_MOVE_PX:
+            return
+        found = self._shadow.measure(
+            frame_bgr, frame_index, self.detector.scale, detection.x, detection.y, detection.diameter_px
+        )
+        if found is not None:
+            self._shadow_px[-2:] = (found.x_px, found.y_px)
+
     def _touch(self, detection: Detection) -> float:
         """How much of the ring round the sighting (round its streak when moving) a hand covers."""
         x = self.tracker.x
@@ -501,6 +521,9 @@ class LaunchJudge:
         return abs(math.cos(detection.axis_rad - heading)) >= math.cos(math.radians(FAINT_MAX_TURN_DEG))
 
     def _record(self, frame_index: int, x: float, y: float, diameter: float, flag: int) -> None:
+        if not self._frames and self.detector is not None:
+            self._shadow.start(self.detector.background, self.detector.full_background)
+        self._shadow_px.extend((math.nan, math.nan))
         self._frames.append(frame_index)
         self._px.extend((x, y))
         self._diam.append(diameter)
@@ -524,7 +547,7 @@ class LaunchJudge:
         """Forget all but the last `count` sightings of the track (its box shrinks to them)."""
         drop = len(self._frames) - count
         del self._frames[:drop], self._diam[:drop], self._flags[:drop]
-        del self._px[: 2 * drop]
+        del self._px[: 2 * drop], self._shadow_px[: 2 * drop]
         xs, ys = self._px[0::2], self._px[1::2]
         self._box = [min(xs), max(xs), min(ys), max(ys)]
 
@@ -874,6 +897,7 @@ class LaunchJudge:
             hand_direction=self._hand.direction,
             flight_unseen=self._flight_unseen,
             regained=tuple(self._regained),
+            shadow_px=np.asarray(self._shadow_px, dtype=np.float64).reshape(-1, 2),
         )
         verdict, analysis = judge_launch(track, self.rig, self.calibration, self.config, frame_index)
         unsafe = self._launch_unsafe or self._unsafe_reason

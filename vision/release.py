@@ -52,6 +52,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from vision.hand import release_from_pairs
 from vision.kinks import pixel_segments
+from vision.shadow import MIN_SEPARATION_DIAMETERS, LightFit, fit_light
 from vision.track import COASTED, HAND, PARTIAL, SEEN
 
 G_MM_S2 = 9810.0
@@ -85,12 +86,17 @@ UNPLACED_SIGMA_FRAMES = 100.0  # beyond this the fit says nothing of the time: n
 PROFILE_STOP_CHI2 = 16.0  # stop profiling once the cost has risen this much (scaled)
 LANDING_SIGMA_MM = 3.0  # the first impact's height (the surface is flat; the meteor rests on it)
 FLOOR_SIGMA_MM = 2.0  # a fitted centre below one radius is inside the table: penalised this steeply
-N_PARAMS = 10  # t0, t_r, P_h, a, size scale, impact time
+N_PARAMS = 11  # t0, t_r, P_h, a, size scale, impact time, the shadow heights' scale
 EYE_PARAMS = np.eye(N_PARAMS)
 IMPACT_STEP_S = 1e-6  # the finite difference that gives the arc's vertical speed at the impact
 IMPACT_HORIZON_S = 1.0  # how far after the throw to look for the first impact
 KINK_PENALTY = 60.0  # chi² cost of a kink in the pixel track (as the judge's bounce finder)
 MIN_CAMERA_DEPTH_MM = 250.0  # a release point nearer the camera than this is a failed fit (dev: ≥ 669 mm)
+SHADOW_MAX_RMS_MM = 3.0  # a light fit straying more from a free fall than this is not used
+SHADOW_HEIGHT_SIGMA_MM = 4.0  # one sigma of a height from the shadow, about ...
+# ... their common scale: the light's tilt from one short arc can be some 10 % off (dev seeds 9035 and
+# 9036 against the rendered truth: launch height ratios 0.87–1.25, 5th–95th percentile)
+SHADOW_SCALE_SIGMA = 0.12
 HAND_SIGMA_FRAMES = 0.35  # one sigma of the hand's release time (vision.hand; dev tracks: 80 % in the frame)
 
 
@@ -231,7 +237,7 @@ class ReleaseSpread(NamedTuple):
 
 def error_group(kinds, rms_px: float, free_frames: int) -> str:
     """The error-model group of a fit from its unreliability reasons and fit quality ("bad": unusable)."""
-    kinds = set(kinds)
+    kinds = set(kinds) - {"shadow"}
     if not np.isfinite(rms_px) or rms_px > ERROR_MODEL_MAX_RMS_PX or free_frames < ERROR_MODEL_MIN_FREE:
         rough = not kinds - {"hidden", "hand", "poor_fit"} and free_frames >= ROUGH_MIN_FREE
         return "rough" if rough and (not np.isfinite(rms_px) or rms_px <= ROUGH_MAX_RMS_PX) else "bad"
@@ -351,6 +357,8 @@ class _Data:
     landing: tuple[float, float, float] | None = None  # (t_a, t_b, z): the arc reaches height z in [t_a, t_b]
     t_ref: float = 0.0  # the time the flight parameters refer to
     tr_fix: float | None = None  # when set, the release time is held there (profile likelihood)
+    height_mm: np.ndarray | None = None  # each sighting's height from its shadow (NaN: none)
+    height_w: np.ndarray | None = None  # 1/σ of each such height (0: unused)
     subsample_times: np.ndarray = field(init=False, repr=False)  # SUBSAMPLES instants in each exposure
 
     def __post_init__(self) -> None:
@@ -400,7 +408,12 @@ def _residuals(theta, data: _Data, proj: _Projector, size_prior: float, D: float
         r_fix[0] = (theta[1] - data.tr_fix) / 1e-5
     below = pm[:, 2] < D / 2  # the centre below a radius: the meteor would be inside the table
     r_floor = np.where(below, (pm[:, 2] - D / 2) / FLOOR_SIGMA_MM, 0.0)
-    r = np.concatenate([r_pix, r_size, r_prior, r_land, r_floor, r_fix])
+    has_heights = data.height_w is not None
+    height_scale = theta[10]
+    heights = np.nan_to_num(data.height_mm) if has_heights else np.zeros(0)
+    r_height = (pm[:, 2] - height_scale * heights) * data.height_w if has_heights else np.zeros(0)
+    r_scale = np.array([(height_scale - 1.0) / SHADOW_SCALE_SIGMA])
+    r = np.concatenate([r_pix, r_size, r_prior, r_land, r_floor, r_height, r_scale, r_fix])
     if not with_jacobian:
         return r
     J = np.zeros((len(r), N_PARAMS))
@@ -416,6 +429,10 @@ def _residuals(theta, data: _Data, proj: _Projector, size_prior: float, D: float
     J[3 * n, 8] = 1.0 / SIZE_SCALE_SIGMA
     J[3 * n + 2, 9] = 0.5
     J[3 * n + 3 : 4 * n + 3, :8] = np.where(below[:, None], dpm[:, 2, :] / FLOOR_SIGMA_MM, 0.0)
+    if has_heights:
+        J[4 * n + 3 : 5 * n + 3, :8] = dpm[:, 2, :] * data.height_w[:, None]
+        J[4 * n + 3 : 5 * n + 3, 10] = -heights * data.height_w
+    J[4 * n + 3 + len(r_height), 10] = 1.0 / SHADOW_SCALE_SIGMA
     if data.tr_fix is not None:
         J[-1, 1] = 1e5
     return r, J
@@ -602,6 +619,38 @@ def _jitter_moves(px: np.ndarray, stop: int, jitter_px: float) -> list[int]:
 
 
 # ---- the estimate -------------------------------------------------------------------------------
+class _ShadowLight(NamedTuple):
+    fit: LightFit
+    indices: np.ndarray  # the fit's sightings (indices into the release fit's sightings) ...
+    heights_mm: np.ndarray  # ... and their heights from the shadow
+
+
+def _light_from_shadows(track, camera, idx, px, diam, flags, tmid, first_clear: int, stop: int, landing):
+    """The light, fitted from the shadows of the free arc before the first impact; None when they
+    do not fall freely under any one light (too few found, or other dark patches taken for them)."""
+    shadow_all = getattr(track, "shadow_px", None)
+    if shadow_all is None or len(shadow_all) != len(track.frames):
+        return None
+    shadow = np.asarray(shadow_all, dtype=np.float64)[idx]
+    arc = np.arange(first_clear, stop)
+    separation = np.hypot(*(shadow[arc] - px[arc]).T) / diam[arc]
+    usable = (flags[arc] != HAND) & np.isfinite(separation) & (separation >= MIN_SEPARATION_DIAMETERS)
+    arc = arc[usable]
+    fit = fit_light(camera, px[arc], shadow[arc], tmid[arc], landing)
+    if fit is None or fit.rms_mm > SHADOW_MAX_RMS_MM:
+        return None
+    return _ShadowLight(fit, arc[fit.inliers], fit.heights_mm[fit.inliers])
+
+
+def _shadow_height_rows(light: _ShadowLight, start: int, stop: int):
+    """The joint fit's height observations (over its sightings [start, stop)) from the shadow."""
+    heights = np.full(stop - start, np.nan)
+    weights = np.zeros(stop - start)
+    heights[light.indices - start] = light.heights_mm
+    weights[light.indices - start] = 1.0 / SHADOW_HEIGHT_SIGMA_MM
+    return heights, weights
+
+
 def _unreliable(reason: str, fps: float, exposure: float, exposure_range) -> ReleaseEstimate:
     return ReleaseEstimate(
         t_release_s=float("nan"),
@@ -736,7 +785,7 @@ def estimate_release(
     hand_err = 0.0 if hand is None else (TR.reshape(-1) * fps - hand.t_release_frames) / HAND_SIGMA_FRAMES
     best = int(np.argmin(hold_err**2 + dep_err**2 + hand_err**2))
     tr_init, T_init = float(TR.reshape(-1)[best]), float(TT.reshape(-1)[best])
-    theta = np.concatenate([[tr_init - T_init, tr_init], p0, v0, [size_scale, 0.0]])
+    theta = np.concatenate([[tr_init - T_init, tr_init], p0, v0, [size_scale, 0.0, 1.0]])
 
     # -- the joint fit ---------------------------------------------------------------------------------
     sl = slice(start, stop)
@@ -751,6 +800,9 @@ def estimate_release(
         # (a kink found a frame early would otherwise force the arc down too soon: allow one more)
         landing = (tmid[stop - 1], tmid[stop] + 1.0 / fps, float(impact_height_mm))
     data = _Data(times[sl], upx[sl], diam[sl], sig, size_w, e0 / fps, landing, t_ref)
+    light = _light_from_shadows(track, camera, idx, px, diam, flags, tmid, first_clear, stop, landing)
+    if light is not None:
+        data.height_mm, data.height_w = _shadow_height_rows(light, start, stop)
     if hand is not None:
         # the hand tells the release time: the fit only places the flight and the push around it
         theta[0] += hand.t_release_frames / fps - theta[1]
@@ -781,7 +833,8 @@ def estimate_release(
     n_pix = 2 * len(data.times)
     Jw = J * w[:, None]
     chi2 = float(np.sum((w * r) ** 2))
-    dof = max(1, len(r) - len(data.times) - N_PARAMS)  # the floor rows are a bound, not data
+    unused_heights = 0 if data.height_w is None else int(np.sum(data.height_w == 0))
+    dof = max(1, len(r) - len(data.times) - unused_heights - N_PARAMS)  # the floor rows are a bound, not data
     try:
         cov = np.linalg.inv(Jw.T @ Jw) * max(1.0, chi2 / dof)
         sigma_tr = float(np.sqrt(max(cov[1, 1], 0.0)))
@@ -881,6 +934,8 @@ def estimate_release(
         kinds.append("poor_fit")
     if hand is not None:
         kinds.append("hand")  # not a failure: the release time came from the hand (see `error_group`)
+    if light is not None:
+        kinds.append("shadow")  # not a failure: the shadow gave the flight's heights
     if sigma_frames > MAX_SIGMA_FRAMES and hand is None:
         if sigma_frames < UNPLACED_SIGMA_FRAMES:
             reasons.append(f"release time uncertain (±{sigma_frames:.1f} frames)")

@@ -37,3 +37,5 @@ class LaunchTrack:
     flight_unseen: bool = False
     # each time the tracker lost the meteor and the judge found it again: (frame, frames unseen before)
     regained: tuple[tuple[int, int], ...] = ()
+    # each sighting's shadow (vision.shadow; px, NaN where none was measured); empty when not measured
+    shadow_px: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import cv2
 import numpy as np
 import pytest
 
 import vision.pipeline as pipeline
+from calibration.camera import CameraModel
 from vision.flight import FlightImpact
 from vision.landing import herd_line_signed, herd_normal
 from vision.runner import run_judge
@@ -28,6 +30,23 @@ def judge_launch_inputs(video: Path, label) -> list[tuple]:
         patch.setattr(pipeline, "judge_launch", capture)
         run_judge(video, label.scene, launch_mode=label.launch_mode)
     return calls
+
+
+def camera_looking_at(centre_mm, target_mm) -> CameraModel:
+    """A 1280×720 camera at `centre_mm` looking at `target_mm` (table mm), with mild distortion."""
+    centre = np.asarray(centre_mm, dtype=np.float64)
+    forward = np.asarray(target_mm, dtype=np.float64) - centre
+    forward /= np.linalg.norm(forward)
+    right = np.cross(forward, [0.0, 0.0, 1.0])
+    right /= np.linalg.norm(right)
+    down = np.cross(forward, right)
+    rotation = np.vstack([right, down, forward])
+    return CameraModel(
+        K=((1000.0, 0.0, 640.0), (0.0, 1000.0, 360.0), (0.0, 0.0, 1.0)),
+        dist=(0.02, -0.01, 0.0, 0.0, 0.0),
+        rvec=tuple(float(v) for v in cv2.Rodrigues(rotation)[0].ravel()),
+        tvec=tuple(float(v) for v in -rotation @ centre),
+    )
 
 
 def herd_line_behind_the_release(calibration, rig, release_xy, behind_mm: float):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import cv2
 import numpy as np
 import pytest
+from launch_inputs import camera_looking_at
 
 from calibration.camera import CameraModel
 from vision.release import estimate_release
@@ -18,20 +18,7 @@ G = np.array([0.0, 0.0, -9810.0])
 
 
 def _camera() -> CameraModel:
-    centre = np.array([-900.0, -150.0, 750.0])
-    forward = np.array([150.0, 0.0, 0.0]) - centre
-    forward /= np.linalg.norm(forward)
-    right = np.cross(forward, [0.0, 0.0, 1.0])
-    right /= np.linalg.norm(right)
-    down = np.cross(forward, right)
-    rotation = np.vstack([right, down, forward])
-    rvec = cv2.Rodrigues(rotation)[0].ravel()
-    return CameraModel(
-        K=((1000.0, 0.0, 640.0), (0.0, 1000.0, 360.0), (0.0, 0.0, 1.0)),
-        dist=(0.02, -0.01, 0.0, 0.0, 0.0),
-        rvec=tuple(float(v) for v in rvec),
-        tvec=tuple(float(v) for v in -rotation @ centre),
-    )
+    return camera_looking_at((-900.0, -150.0, 750.0), (150.0, 0.0, 0.0))
 
 
 def _synthetic_track(
