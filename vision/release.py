@@ -95,7 +95,7 @@ MIN_CAMERA_DEPTH_MM = 250.0  # a release point nearer the camera than this is a 
 SHADOW_MAX_RMS_MM = 3.0  # a light fit straying more from a free fall than this is not used
 SHADOW_HEIGHT_SIGMA_MM = 4.0  # one sigma of a height from the shadow, about ...
 # ... their common scale: the light's tilt from one short arc can be some 10 % off (dev seeds 9035 and
-# 9036 against the rendered truth: launch height ratios 0.87–1.25, 5th–95th percentile)
+# 9036 against the rendered truth: each launch's median height ratio 0.88–1.19, 5th–95th percentile)
 SHADOW_SCALE_SIGMA = 0.12
 HAND_SIGMA_FRAMES = 0.35  # one sigma of the hand's release time (vision.hand; dev tracks: 80 % in the frame)
 
