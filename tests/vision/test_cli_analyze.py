@@ -80,14 +80,15 @@ def test_analyze_prints_a_summary_for_a_person(capsys, rig_file, label):
 
 
 def test_analyze_summary_lists_the_doubts_that_cannot_change_the_ruling(capsys) -> None:
-    """clip_001's verdict carries notes (an unreliable release fit, a bounce count of 1–3 where 1 is
-    needed); a person reading the summary sees them, not only the JSON. The fit's time sigma there is
-    hundreds of thousands of frames: no figure is quoted for it."""
-    clip = SAMPLES / "clip_001.mp4"
+    """clip_029's verdict carries notes (an unreliable release fit, a bounce count of at least 1 where 1
+    is needed); a person reading the summary sees them, not only the JSON. The fit's time sigma there
+    is hundreds of thousands of frames: no figure is quoted for it."""
+    clip = SAMPLES / "clip_029.mp4"
     code = main(["analyze", str(clip), "--rig", str(clip.with_suffix(".json"))])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "  notes     release estimate unreliable (release time not pinned down by the fit;" in out
+    assert "  notes     release estimate unreliable (meteor hidden for 6 frames around the release;" in out
+    assert "release time not pinned down by the fit;" in out and "±" not in out.split("notes")[1].split("\n")[0]
     assert "cannot change the ruling" in out
 
 

@@ -472,6 +472,26 @@ def test_a_rim_hit_first_seen_after_a_long_unseen_stretch_leaves_the_count_open(
     assert any("table bounces" in reason for reason in verdict.dispute_reasons)
 
 
+PHANTOM_BOUNCE = Path(__file__).resolve().parent / "clips" / "phantom_table_bounce_9047_048.mp4"
+
+
+def test_a_bounce_rebounding_faster_than_it_came_down_with_uncertain_speeds_is_doubtful():
+    """Held-out 9047 clip_048 (60 fps): a lob straight into the box, no table bounce. The arcs put one
+    on the table at frame 105, rebounding at 0.85 m/s from an approach of 0.71, both to ±0.23 m/s: within
+    the noise of a real bounce, so the count was a sure 1 and the call a confident valid T-Rex. No
+    table returns more than it was given; with speeds that uncertain the bounce is in doubt, and so is
+    the call."""
+    label = load_label(PHANTOM_BOUNCE.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(PHANTOM_BOUNCE, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert label.bounces_before_box == 0 and label.valid is False
+    first = analysis.flight.impacts[0]
+    assert first.surface == "table" and first.rebound_m_s > -first.vz_before_m_s
+    assert first.doubtful and any("rebounds faster" in reason for reason in first.reasons)
+    assert analysis.flight.count_min == 0
+    assert verdict.disputed and any("table bounces" in reason for reason in verdict.dispute_reasons)
+
+
 SPARSE_BOUNDS = Path(__file__).resolve().parent / "clips" / "streak_flight_sparse_bounds_9035_082.mp4"
 
 
