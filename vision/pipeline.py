@@ -44,11 +44,11 @@ HAND_NEARBY = 0.05
 # the box, far from the one held, before its launch counts as missed (held-out 9019 clip_046, 9015 clip_157)
 UNSEEN_LAUNCH_SEARCHES = 3
 VANISH_SIGHTINGS = 2  # a held meteor lost within this many sightings of leaving its hold may be flung
+SHADOW_MIN_MOVE_PX = 2.0  # a sighting's shadow is measured once the meteor moves this far per frame
 PUSH_GROWTH = 1.1  # a push speeds the held meteor up by more than this factor per frame
 # a faint streak (`MeteorDetector.faint_candidates_near`) is looked for only when the tracked meteor
 # moves at least this many diameters per frame; its diameter must be in this range of the meteor's,
 # and a long one must point within this angle of the tracked motion
-SHADOW_MIN_MOVE_PX = 2.0  # a sighting's shadow is measured once the meteor moves this far per frame
 FAINT_MIN_SWEEP = 0.5
 FAINT_SIZE_RATIO = (0.6, 1.6)
 FAINT_MAX_TURN_DEG = 30.0

@@ -174,18 +174,14 @@ class ShadowWatch:
 
     def __init__(self, reach_px: float = REACH_PX) -> None:
         self.reach_px = reach_px
+        self.reset()
+
+    def reset(self) -> None:
         self._background: np.ndarray | None = None
         self._full_background: np.ndarray | None = None
         self._last: tuple[int, float, float, float, float] | None = None  # frame, meteor x, y, shadow x, y
         self._apart = 0  # shadows found clear of the meteor so far
         self._landed = False  # ... and then one met it (the first impact): the rest of the launch is not needed
-
-    def reset(self) -> None:
-        self._background = None
-        self._full_background = None
-        self._last = None
-        self._apart = 0
-        self._landed = False
 
     def start(self, background_small: np.ndarray | None, background_full: np.ndarray | None = None) -> None:
         """Keep the backgrounds as they are now: the small one to search, the full one to refine."""
@@ -283,10 +279,6 @@ class LightFit:
     heights_mm: np.ndarray  # the sightings' heights with this light
     sightings: int  # how many fell freely (the inliers)
     inliers: np.ndarray  # which did
-
-    @property
-    def tilt_deg(self) -> float:
-        return float(np.degrees(np.arctan(np.hypot(*self.slope))))
 
 
 def _slope_grid() -> np.ndarray:

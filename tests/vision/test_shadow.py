@@ -12,14 +12,13 @@ from launch_inputs import camera_looking_at, judge_launch_inputs
 
 from calibration.camera import CameraModel
 from vision.release import estimate_release
-from vision.shadow import ShadowWatch, find_shadow, fit_light, shadow_heights
+from vision.shadow import G_MM_S2, ShadowWatch, find_shadow, fit_light, shadow_heights
 from vision.truth import load_label
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
 
 TABLE_BGR = np.array([70.0, 110.0, 160.0])  # a wood table
 SKIN_BGR = np.array([120.0, 150.0, 200.0])
-G_MM_S2 = 9810.0
 
 
 def _table(rng: np.random.Generator, size=(360, 480)) -> np.ndarray:
