@@ -103,6 +103,12 @@ SUNK_CLEAR_FRAMES = 2
 # (clip_071's first free one lay between their stretches)
 ARCS_DISAGREE_MM = 150.0
 ARCS_LOOKAHEAD = 4
+# A release fit whose detector size scale strays this far from the launch's expected one has bought its
+# pixels with a wrong depth (held-out 9051 clip_043: 0.74 for 0.95, the meteor 218 mm up at the release
+# for 134, a valid launch called a certain foul): the fit with the scale held there (within
+# PINNED_SCALE_SIGMA) is a second opinion, and both its window and the fit's count
+SCALE_STRAY = 0.10
+PINNED_SCALE_SIGMA = 0.01
 # the first hand-free run of sightings is free only if the touch ring does not see the hand on the meteor
 # again in the next sightings: it may miss a grip for a few frames (held-out 9047 clip_155, 60 fps: no
 # hand seen at frames 102-105, seen again at 106, 108 and 109, released in 109; the hand-free 102 made a
@@ -331,6 +337,16 @@ def _meteor_fit_against_the_hand(est, track: LaunchTrack, camera, diameter_mm: f
     if -HAND_DISAGREE_FRAMES <= hand_earlier_frames <= tolerated_earlier + HAND_DISAGREE_FRAMES:
         return None
     return alone
+
+
+def _fit_at_the_expected_scale(est, track: LaunchTrack, camera, diameter_mm: float, size_scale: float):
+    """The release fit with the detector's size scale held at `size_scale` (the launch's expected one)
+    when `est`'s own scale strays more than `SCALE_STRAY` from it and that fit is usable by the error
+    model; else None. Seen from above, depth is weak: a fit can trade the scale for a wrong height."""
+    if not abs(est.size_scale - size_scale) > SCALE_STRAY:
+        return None
+    pinned = estimate_release(track, camera, diameter_mm, size_scale=size_scale, size_scale_sigma=PINNED_SCALE_SIGMA)
+    return pinned if release_spread(pinned) is not None else None
 
 
 def _image_speed_px(frames: np.ndarray, px: np.ndarray, first: int, last: int) -> float:
@@ -571,6 +587,14 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             notes.append(
                 f"the hand's release time and the meteor's own fit disagree by "
                 f"{abs(rival.t_release_s - est.t_release_s) * est.fps:.1f} frames: both windows allowed"
+            )
+        pinned = _fit_at_the_expected_scale(est, track, camera, rig.meteor.diameter_mm, size_scale)
+        if pinned is not None:
+            _, _, _, pinned_lo, pinned_hi = release_window(pinned, release_spread(pinned))
+            lo, hi = np.concatenate([lo, pinned_lo]), np.concatenate([hi, pinned_hi])
+            notes.append(
+                f"the release fit's detector size scale {est.size_scale:.2f} strays from the expected "
+                f"{size_scale:.2f}: the fit held at that scale's window allowed too"
             )
     if herd is None:
         herd_set = {True}

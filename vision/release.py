@@ -359,6 +359,7 @@ class _Data:
     tr_fix: float | None = None  # when set, the release time is held there (profile likelihood)
     height_mm: np.ndarray | None = None  # each sighting's height from its shadow (NaN: none)
     height_w: np.ndarray | None = None  # 1/σ of each such height (0: unused)
+    size_scale_sigma: float = SIZE_SCALE_SIGMA  # the prior's width on the detector's size scale
     subsample_times: np.ndarray = field(init=False, repr=False)  # SUBSAMPLES instants in each exposure
 
     def __post_init__(self) -> None:
@@ -398,7 +399,7 @@ def _residuals(theta, data: _Data, proj: _Projector, size_prior: float, D: float
     log_pred = np.log(k_scale * proj.focal * D / dist)
     r_pix = ((pix - data.px) / data.sigma[:, None]).reshape(-1)
     r_size = (np.log(data.diam) - log_pred) * data.size_w
-    r_prior = np.array([(k_scale - size_prior) / SIZE_SCALE_SIGMA])
+    r_prior = np.array([(k_scale - size_prior) / data.size_scale_sigma])
     r_land = np.zeros(2)
     r_land[1] = theta[9] / 2.0  # keeps the impact-time parameter off the flat ends of its range
     if data.landing is not None:
@@ -426,7 +427,7 @@ def _residuals(theta, data: _Data, proj: _Projector, size_prior: float, D: float
     dlog_dx = offset / (dist * dist)[:, None]  # d(−log pred)/dX = +offset/dist²
     J[2 * n : 3 * n, :8] = np.einsum("nj,njk->nk", dlog_dx, dpm) * data.size_w[:, None]
     J[2 * n : 3 * n, 8] = -data.size_w / k_scale
-    J[3 * n, 8] = 1.0 / SIZE_SCALE_SIGMA
+    J[3 * n, 8] = 1.0 / data.size_scale_sigma
     J[3 * n + 2, 9] = 0.5
     J[3 * n + 3 : 4 * n + 3, :8] = np.where(below[:, None], dpm[:, 2, :] / FLOOR_SIGMA_MM, 0.0)
     if has_heights:
@@ -683,6 +684,7 @@ def estimate_release(
     *,
     exposure_range: tuple[float, float] | None = None,
     size_scale: float = 0.95,
+    size_scale_sigma: float = SIZE_SCALE_SIGMA,
     sigma_px: float = SIGMA_PX,
     impact_height_mm: float | None = None,
 ) -> ReleaseEstimate:
@@ -693,6 +695,8 @@ def estimate_release(
     `herd_signed(xy N×2) -> N` gives each candidate's signed distance from the herd line.
     `impact_height_mm`: the centre's height at the first impact (default: the radius, a table
     bounce; NaN when the surface is unknown, which drops the term).
+    `size_scale` is the prior on the detector's size scale (measured / true apparent diameter) and
+    `size_scale_sigma` its width: a small width holds the fit at that scale.
     """
     fps = float(track.fps)
     e_lo, e_hi = exposure_range or default_exposure_range(fps)
@@ -800,6 +804,7 @@ def estimate_release(
         # (a kink found a frame early would otherwise force the arc down too soon: allow one more)
         landing = (tmid[stop - 1], tmid[stop] + 1.0 / fps, float(impact_height_mm))
     data = _Data(times[sl], upx[sl], diam[sl], sig, size_w, e0 / fps, landing, t_ref)
+    data.size_scale_sigma = size_scale_sigma
     light = _light_from_shadows(track, camera, idx, px, diam, flags, tmid, first_clear, stop, landing)
     if light is not None:
         data.height_mm, data.height_w = _shadow_height_rows(light, start, stop)

@@ -106,6 +106,17 @@ def test_the_fitted_meteor_never_sinks_into_the_table(seed):
     assert est.model_position(times)[:, 2].min() > D / 2 - 3.0
 
 
+@pytest.mark.parametrize("size_bias", [0.85, 1.1])
+def test_a_narrow_size_scale_prior_holds_the_fit_at_that_scale(size_bias):
+    # sizes read off by the bias: the free fit follows them, the held one stays at the prior (0.93 is
+    # the synthetic detector's own scale)
+    track, camera, _ = _synthetic_track(seed=5, size_bias=size_bias)
+    free = estimate_release(track, camera, D, exposure_range=(0.7, 0.7), size_scale=0.93)
+    held = estimate_release(track, camera, D, exposure_range=(0.7, 0.7), size_scale=0.93, size_scale_sigma=0.005)
+    assert abs(free.size_scale - 0.93) > 0.05
+    assert abs(held.size_scale - 0.93) < 0.25 * abs(free.size_scale - 0.93)
+
+
 @pytest.mark.parametrize("seed", [3, 4])
 def test_candidates_bracket_the_truth_when_the_exposure_is_unknown(seed):
     track, camera, truth = _synthetic_track(seed=seed, t_r=1.4583, e=0.85)  # release near a frame boundary
