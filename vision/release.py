@@ -91,6 +91,7 @@ EYE_PARAMS = np.eye(N_PARAMS)
 IMPACT_STEP_S = 1e-6  # the finite difference that gives the arc's vertical speed at the impact
 IMPACT_HORIZON_S = 1.0  # how far after the throw to look for the first impact
 KINK_PENALTY = 60.0  # chi² cost of a kink in the pixel track (as the judge's bounce finder)
+KINK_TABLE_SIZE_MAX = 1.15  # a kink where the meteor reads bigger than this × its size on the table there is no impact
 MIN_CAMERA_DEPTH_MM = 250.0  # a release point nearer the camera than this is a failed fit (dev: ≥ 669 mm)
 SHADOW_MAX_RMS_MM = 3.0  # a light fit straying more from a free fall than this is not used
 SHADOW_HEIGHT_SIGMA_MM = 4.0  # one sigma of a height from the shadow, about ...
@@ -626,6 +627,16 @@ class _ShadowLight(NamedTuple):
     heights_mm: np.ndarray  # ... and their heights from the shadow
 
 
+def _kink_above_the_table(camera, px, diam, flags, frames, index: int, D: float) -> bool:
+    """Whether the meteor reads clearly bigger round the kink at sighting `index` than it would on the
+    table there: then the kink is no impact."""
+    near = (np.abs(frames - frames[index] + 0.5) <= 2.0) & (flags == SEEN)
+    if np.count_nonzero(near) < 2:
+        return False
+    table = camera.apparent_diameter_px(camera.pixel_to_plane(px[near], D / 2), D)
+    return float(np.median(diam[near] / table)) > KINK_TABLE_SIZE_MAX
+
+
 def _light_from_shadows(track, camera, idx, px, diam, flags, tmid, first_clear: int, stop: int, landing):
     """The light, fitted from the shadows of the free arc before the first impact; None when they
     do not fall freely under any one light (too few found, or other dark patches taken for them)."""
@@ -754,6 +765,10 @@ def estimate_release(
             times[first_clear:horizon], upx[first_clear:horizon], sig_lin[first_clear:horizon], KINK_PENALTY
         )
         stop = first_clear + pieces[0][1]
+        for _start, end in pieces[1:]:
+            if not _kink_above_the_table(camera, px, diam, flags, frames, first_clear + _start, D):
+                break
+            stop = first_clear + end
     else:
         stop = len(px)
     if stop - first_clear < 3:

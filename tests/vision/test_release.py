@@ -172,6 +172,33 @@ def test_bundled_clip_release():
     assert abs(est.height_mm - label.release.height_mm) < 15.0
 
 
+HIGH_ARC = ROOT / "tests" / "vision" / "clips" / "high_arc_kink_9035_162.mp4"
+
+
+def test_a_kink_high_above_the_table_is_no_first_impact(monkeypatch):
+    """Dev 9035 clip_162 (60 fps): a lob released 215 mm up that first lands on the table at frame 119.
+    Over so long an arc the perspective bends the pixel track more than a cubic follows, and the kink
+    finder split it at frame 106, where the meteor reads far bigger than it would on the table. Taken
+    for the first impact, that kink pulled the fitted release down to 119 mm."""
+    from launch_inputs import judge_launch_inputs
+
+    import vision.release as release_module
+    from vision.truth import load_label
+
+    label = load_label(HIGH_ARC.with_suffix(".json"))
+    track, rig, calibration, _config, _frame = judge_launch_inputs(HIGH_ARC, label)[0]
+    first_bounce = label.bounces[0].frame
+
+    est = estimate_release(track, calibration.camera, rig.meteor.diameter_mm)
+    assert abs(int(track.frames[est.first_impact_index]) - first_bounce) <= 1
+    assert abs(est.height_mm - label.release.height_mm) < 25.0
+
+    monkeypatch.setattr(release_module, "KINK_TABLE_SIZE_MAX", float("inf"))
+    fooled = estimate_release(track, calibration.camera, rig.meteor.diameter_mm)
+    assert int(track.frames[fooled.first_impact_index]) < first_bounce - 10
+    assert abs(fooled.height_mm - label.release.height_mm) > 60.0
+
+
 # (rule, unreliability reasons, clear-sighting RMS px, clear flight sightings, group, (late, early) or None)
 ERROR_MODEL_TABLE = [
     ("a clean fit", (), 0.4, 12, "clean", (3, 2)),
