@@ -216,8 +216,8 @@ def flight_size_ratio(
 
 
 def _rest_surface(camera, rig: Rig, pose, rest_px: np.ndarray, rest_diam: float, scale_prior: float):
-    """(surface kind, table xy) of a resting meteor, measured/predicted apparent size there, and the
-    alternatives: every (kind, xy) the geometry allows.
+    """(surface kind, table xy) of a resting meteor and the alternatives: every (kind, xy) the
+    geometry allows.
 
     The geometry decides first (a meteor resting over the box's floor cannot be on the table; one
     resting on a wall top has its centre over the wall), the apparent size breaks the remaining ties
@@ -239,9 +239,9 @@ def _rest_surface(camera, rig: Rig, pose, rest_px: np.ndarray, rest_diam: float,
         else:
             consistent = call.region == "rim" or abs(sd) < RIM_BAND_MM
         options.append((size_err + (0.0 if consistent else 1.0), kind, xy, ratio, consistent))
-    _, kind, xy, ratio, _ = min(options, key=lambda o: o[0])
+    _, kind, xy, _ratio, _ = min(options, key=lambda o: o[0])
     alternatives = [(o[1], o[2]) for o in options if o[4]] or [(kind, xy)]
-    return (kind, xy), ratio, alternatives
+    return (kind, xy), alternatives
 
 
 # -- the rulings that the uncertain decisions allow --------------------------------------------------
@@ -415,20 +415,21 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     px_per_mm = float(np.median(camera.apparent_diameter_px(camera.pixel_to_plane(px[:1], radius), 1.0)))
     times = times_of(frames, track.fps)
 
-    # -- 1. rest: the final stillness, the surface it rests on, the size scale of this launch -------
+    # -- 1. rest: the final stillness and the surface it rests on -------------------------------------
     rest_index = len(px)
     if not track.lost and len(px) > 3:
         tolerance = max(0.9, 1.2 * config.rest_speed_mm_s * config.rest_seconds * px_per_mm)
         rest_index = rest_start(px, tolerance, flags)
     rest_surface = None
     rest_alternatives = []
+    # the detector's size scale in flight. A rest's own ratio does not tell it: on dev 9035 and 9036 the
+    # in-flight ratio (measured / true apparent diameter) spread 0.81-0.99 (10th-90th percentile), and
+    # 0.79-1.06 once divided by the launch's rest ratio (blur and the cards under the meteor change it)
     size_scale = config.size_scale_prior
     if not track.lost and rest_index < len(px):
         rest_px = np.median(px[rest_index:], axis=0)
         rest_diam = float(np.median(diam[rest_index:]))
-        rest_surface, ratio, rest_alternatives = _rest_surface(camera, rig, pose, rest_px, rest_diam, size_scale)
-        if ratio is not None and 0.75 < ratio < 1.25:
-            size_scale = ratio
+        rest_surface, rest_alternatives = _rest_surface(camera, rig, pose, rest_px, rest_diam, size_scale)
 
     # the first hand-free sightings: a run of three clear ones after the throw starts
     diameter_px = float(np.median(diam))

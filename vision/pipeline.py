@@ -81,7 +81,7 @@ class JudgeConfig:
     flick_mm_s: float = 2000.0  # never found again, it was thrown if the tracker's predictions reached this
     # speed (an assumption: a hand carrying the meteor away does not accelerate it so hard)
     sigma_px: float = 0.5  # centroid noise of a clear sighting
-    size_scale_prior: float = 0.95  # measured / true apparent diameter, before a rest calibrates it
+    size_scale_prior: float = 0.95  # measured / true apparent diameter of the meteor in flight
     dispute_sigmas: float = 2.0  # a margin inside this many uncertainties is disputed
     min_launch_px: float = 40.0  # a launch moves the meteor at least this far (pixels)
     background_rate: float = 0.03  # background blend per two frames

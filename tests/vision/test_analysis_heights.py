@@ -124,8 +124,8 @@ STRAYED_SCALE = CLIPS / "size_scale_strays_9051_043.mp4"
 
 def test_a_release_fit_whose_size_scale_strays_is_checked_at_the_expected_scale(monkeypatch):
     """Held-out 9051 clip_043 (60 fps, a valid launch 2 mm behind the line): the hand timed the release
-    2 frames late and the fit took a detector size scale of 0.74 for the 0.93 its rest implies, putting
-    the meteor 218 mm up at its release for 134. Its window lay wholly over the line: a certain foul at
+    2 frames late and the fit took a detector size scale of 0.74 for the expected 0.95, putting the
+    meteor 218 mm up at its release for 134. Its window lay wholly over the line: a certain foul at
     -59 mm. The fit held at the expected scale puts it lower, and its window reaches behind the line:
     disputed. Without that second fit the call is the old confident foul."""
     import vision.analysis as analysis_module
@@ -134,7 +134,7 @@ def test_a_release_fit_whose_size_scale_strays_is_checked_at_the_expected_scale(
     track, rig, calibration, config, frame_index = judge_launch_inputs(STRAYED_SCALE, label)[0]
     verdict, _analysis = judge_launch(track, rig, calibration, config, frame_index)
     assert label.herd_line_ok and not verdict.herd_line_ok  # the wrong call, still made ...
-    assert any("size scale 0.74 strays from the expected 0.93" in note for note in verdict.notes)
+    assert any("size scale 0.74 strays from the expected 0.95" in note for note in verdict.notes)
     assert verdict.disputed  # ... but disputed
     assert any(reason.startswith("release") for reason in verdict.dispute_reasons)
 
