@@ -580,23 +580,21 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         ks, values, sigmas, lo, hi = release_window(est, err_spread)
         window = (ks, values, sigmas)
         best_frame = est.frame - err_spread.typical_late_frames
+        second_opinions = []  # (another fit, why its window counts too)
         rival = _meteor_fit_against_the_hand(est, track, camera, rig.meteor.diameter_mm, size_scale)
         if rival is not None:
             # the hand's clock has heavy tails: where the meteor's own fit disagrees, both windows count
-            _, _, _, rival_lo, rival_hi = release_window(rival, release_spread(rival))
-            lo, hi = np.concatenate([lo, rival_lo]), np.concatenate([hi, rival_hi])
-            notes.append(
-                f"the hand's release time and the meteor's own fit disagree by "
-                f"{abs(rival.t_release_s - est.t_release_s) * est.fps:.1f} frames: both windows allowed"
-            )
+            frames_apart = abs(rival.t_release_s - est.t_release_s) * est.fps
+            why = f"the hand's release time and the meteor's own fit disagree by {frames_apart:.1f} frames"
+            second_opinions.append((rival, why + ": both windows allowed"))
         pinned = _fit_at_the_expected_scale(est, track, camera, rig.meteor.diameter_mm, size_scale)
         if pinned is not None:
-            _, _, _, pinned_lo, pinned_hi = release_window(pinned, release_spread(pinned))
-            lo, hi = np.concatenate([lo, pinned_lo]), np.concatenate([hi, pinned_hi])
-            notes.append(
-                f"the release fit's detector size scale {est.size_scale:.2f} strays from the expected "
-                f"{size_scale:.2f}: the fit held at that scale's window allowed too"
-            )
+            why = f"the release fit's detector size scale {est.size_scale:.2f} strays from the expected"
+            second_opinions.append((pinned, f"{why} {size_scale:.2f}: the fit held at that scale's window allowed too"))
+        for other, why in second_opinions:
+            _, _, _, other_lo, other_hi = release_window(other, release_spread(other))
+            lo, hi = np.concatenate([lo, other_lo]), np.concatenate([hi, other_hi])
+            notes.append(why)
     if herd is None:
         herd_set = {True}
         notes.append("no herd line known: the release is not checked")
