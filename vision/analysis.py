@@ -103,7 +103,7 @@ SUNK_CLEAR_FRAMES = 2
 # (clip_071's first free one lay between their stretches)
 ARCS_DISAGREE_MM = 150.0
 ARCS_LOOKAHEAD = 4
-# A release fit whose detector size scale strays this far from the launch's expected one has bought its
+# A release fit whose detector size scale strays this far from the expected one (the configured prior) has bought its
 # pixels with a wrong depth (held-out 9051 clip_043: 0.74 for 0.95, the meteor 218 mm up at the release
 # for 134, a valid launch called a certain foul): the fit with the scale held there (within
 # PINNED_SCALE_SIGMA) is a second opinion, and both its window and the fit's count
@@ -238,9 +238,9 @@ def _rest_surface(camera, rig: Rig, pose, rest_px: np.ndarray, rest_diam: float,
             consistent = call.region not in ("rim", "outside")
         else:
             consistent = call.region == "rim" or abs(sd) < RIM_BAND_MM
-        options.append((size_err + (0.0 if consistent else 1.0), kind, xy, ratio, consistent))
-    _, kind, xy, _ratio, _ = min(options, key=lambda o: o[0])
-    alternatives = [(o[1], o[2]) for o in options if o[4]] or [(kind, xy)]
+        options.append((size_err + (0.0 if consistent else 1.0), kind, xy, consistent))
+    _, kind, xy, _ = min(options, key=lambda o: o[0])
+    alternatives = [(o[1], o[2]) for o in options if o[3]] or [(kind, xy)]
     return (kind, xy), alternatives
 
 
@@ -340,7 +340,7 @@ def _meteor_fit_against_the_hand(est, track: LaunchTrack, camera, diameter_mm: f
 
 
 def _fit_at_the_expected_scale(est, track: LaunchTrack, camera, diameter_mm: float, size_scale: float):
-    """The release fit with the detector's size scale held at `size_scale` (the launch's expected one)
+    """The release fit with the detector's size scale held at `size_scale` (the expected one, the prior)
     when `est`'s own scale strays more than `SCALE_STRAY` from it and that fit is usable by the error
     model; else None. Seen from above, depth is weak: a fit can trade the scale for a wrong height."""
     if not abs(est.size_scale - size_scale) > SCALE_STRAY:

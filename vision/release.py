@@ -765,8 +765,8 @@ def estimate_release(
             times[first_clear:horizon], upx[first_clear:horizon], sig_lin[first_clear:horizon], KINK_PENALTY
         )
         stop = first_clear + pieces[0][1]
-        for _start, end in pieces[1:]:
-            if not _kink_above_the_table(camera, px, diam, flags, frames, first_clear + _start, D):
+        for kink, end in pieces[1:]:
+            if not _kink_above_the_table(camera, px, diam, flags, frames, first_clear + kink, D):
                 break
             stop = first_clear + end
     else:
@@ -818,8 +818,7 @@ def estimate_release(
         # the impact falls between the last sighting of the arc and the first one after it
         # (a kink found a frame early would otherwise force the arc down too soon: allow one more)
         landing = (tmid[stop - 1], tmid[stop] + 1.0 / fps, float(impact_height_mm))
-    data = _Data(times[sl], upx[sl], diam[sl], sig, size_w, e0 / fps, landing, t_ref)
-    data.size_scale_sigma = size_scale_sigma
+    data = _Data(times[sl], upx[sl], diam[sl], sig, size_w, e0 / fps, landing, t_ref, size_scale_sigma=size_scale_sigma)
     light = _light_from_shadows(track, camera, idx, px, diam, flags, tmid, first_clear, stop, landing)
     if light is not None:
         data.height_mm, data.height_w = _shadow_height_rows(light, start, stop)
