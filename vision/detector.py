@@ -91,6 +91,7 @@ class MeteorDetector:
         self.set_colour(meteor_rgb, max_angle_deg, brightness_range)
         self.background: np.ndarray | None = None  # float32 small frame
         self.full_background: np.ndarray | None = None  # float32 full frame, refreshed every few frames
+        self._full_background_frozen: np.ndarray | None = None  # its read-only copy, until it next changes
         self._learned_bgr: np.ndarray | None = None  # the meteor's mean colour as this camera sees it
         self._frames_seen = 0
         # the last candidate search: its small image, mask and where it sits in the small frame
@@ -189,7 +190,20 @@ class MeteorDetector:
         )
         cv2.bitwise_and(mask, keep, dst=mask)
 
+    def frozen_full_background(self) -> np.ndarray | None:
+        """A read-only copy of the full-resolution background as it is now, shared by all who ask before
+        it next changes: the hand's and the shadow's watchers each keep the table as it was when a launch
+        began, and one copy serves both (an 11 MB float copy at 1280×720, about 20 ms of page faults)."""
+        if self.full_background is None:
+            return None
+        if self._full_background_frozen is None:
+            frozen = self.full_background.copy()
+            frozen.flags.writeable = False
+            self._full_background_frozen = frozen
+        return self._full_background_frozen
+
     def update_full_background(self, frame_bgr: np.ndarray, exclude: tuple[float, float, float] | None, rate: float):
+        self._full_background_frozen = None
         if self.full_background is None:
             self.full_background = frame_bgr.astype(np.float32)
             return
@@ -705,6 +719,14 @@ class MeteorDetector:
                 cy = float(sums["m01"] / total) + fy
                 diameter = 2.0 * math.sqrt(total / math.pi)
         return Detection(float(cx + x0), float(cy + y0), float(diameter), elongation, float(area), bool(partial))
+
+
+def kept_as_it_is_now(image: np.ndarray | None) -> np.ndarray | None:
+    """`image` as it is now, for later: the array itself when read-only (frozen, it will not change;
+    `MeteorDetector.frozen_full_background`), else a copy of it."""
+    if image is None:
+        return None
+    return image if not image.flags.writeable else image.copy()
 
 
 def _principal_axes(moments: dict) -> tuple[float, float, float]:

@@ -31,6 +31,8 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from vision.detector import kept_as_it_is_now
+
 WINDOW_DIAMETERS = 3.0  # half the window's side, in apparent meteor diameters
 MIN_HALF_PX = 24
 PALM_BEHIND_DIAMETERS = 4.5  # the window's centre behind the meteor along the throw: palm and wrist
@@ -265,9 +267,10 @@ class HandWatch:
         return self.direction is not None
 
     def begin(self, background: np.ndarray | None) -> None:
-        """A meteor is in hand: keep (a copy of) the background of the table without the hand."""
+        """A meteor is in hand: keep the background of the table without the hand as it is now (a copy,
+        or the array itself when read-only: a frozen copy, see `MeteorDetector.frozen_full_background`)."""
         self.reset()
-        self._background = None if background is None else background.copy()
+        self._background = kept_as_it_is_now(background)
 
     def restart(self) -> None:
         """Forget the frames and measurements but keep the background: the meteor is held again by a

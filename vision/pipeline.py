@@ -522,7 +522,7 @@ class LaunchJudge:
 
     def _record(self, frame_index: int, x: float, y: float, diameter: float, flag: int) -> None:
         if not self._frames and self.detector is not None:
-            self._shadow.start(self.detector.background, self.detector.full_background)
+            self._shadow.start(self.detector.background, self.detector.frozen_full_background())
         self._shadow_px.extend((math.nan, math.nan))
         self._frames.append(frame_index)
         self._px.extend((x, y))
@@ -572,7 +572,7 @@ class LaunchJudge:
             if detection is not None and self.tracker.hits >= 3:
                 self._launch_start = self._frames[0] if self._frames else frame_index
                 self._refresh_box(frame_bgr, frame_index, events)
-                self._hand.begin(self.detector.full_background)
+                self._hand.begin(self.detector.frozen_full_background())
                 self._set_state("in_hand", frame_index, events, "meteor in hand")
             elif not self.tracker.active and self._frames:
                 self._reset_track()

@@ -20,6 +20,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
+from vision.detector import kept_as_it_is_now
 
 G_MM_S2 = 9810.0
 SAME_HUE_COS2 = 0.995  # a shadow darkens the table without changing its hue (a pixel's test: noise)
@@ -184,9 +185,10 @@ class ShadowWatch:
         self._landed = False  # ... and then one met it (the first impact): the rest of the launch is not needed
 
     def start(self, background_small: np.ndarray | None, background_full: np.ndarray | None = None) -> None:
-        """Keep the backgrounds as they are now: the small one to search, the full one to refine."""
+        """Keep the backgrounds as they are now: the small one to search, the full one to refine (kept
+        itself when read-only: a frozen copy, see `MeteorDetector.frozen_full_background`)."""
         self._background = None if background_small is None else background_small.copy()
-        self._full_background = None if background_full is None else background_full.copy()
+        self._full_background = kept_as_it_is_now(background_full)
 
     def measure(
         self, frame_bgr: np.ndarray, frame_index: int, scale: int, x_px: float, y_px: float, diameter_px: float

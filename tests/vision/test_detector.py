@@ -3,7 +3,7 @@
 import cv2
 import numpy as np
 
-from vision.detector import MeteorDetector
+from vision.detector import MeteorDetector, kept_as_it_is_now
 
 TABLE_BGR = (60, 100, 140)
 METEOR_RGB = (245, 135, 20)
@@ -123,6 +123,20 @@ def test_background_blend_spares_the_meteor_disc():
     expected = before.copy()
     cv2.accumulateWeighted(bright, expected, 0.5, mask=keep)
     assert np.array_equal(after, expected)
+
+
+def test_the_frozen_background_is_one_read_only_copy_until_the_background_next_changes():
+    table = _table()
+    detector = _detector(table)
+    frozen = detector.frozen_full_background()
+    assert frozen is detector.frozen_full_background()  # the hand's and the shadow's watchers share it
+    assert not frozen.flags.writeable and frozen is not detector.full_background
+    assert kept_as_it_is_now(frozen) is frozen  # frozen: kept as it is
+    writable = detector.full_background
+    assert kept_as_it_is_now(writable) is not writable and np.array_equal(kept_as_it_is_now(writable), writable)
+    detector.update_full_background(np.full_like(table, 250), None, 0.5)
+    assert np.array_equal(frozen, table.astype(np.float32))  # the table as it was when frozen
+    assert not np.array_equal(detector.frozen_full_background(), frozen)  # a fresh copy of the new one
 
 
 def test_refine_in_the_candidate_box_matches_the_large_window():
