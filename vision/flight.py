@@ -956,7 +956,7 @@ class TableCount(NamedTuple):
     count: int  # the best count of table bounces before the box
     count_min: int  # ... and its bounds over the doubtful impacts
     count_max: int
-    doubts: list[str]  # each doubtful impact's frame and reasons
+    doubts: list[str]  # the doubtful impacts' frames under each reason (`frames_by_reason`)
 
 
 def count_table_bounces(impacts: list[FlightImpact], entered_frame: int | None) -> TableCount:
@@ -966,7 +966,7 @@ def count_table_bounces(impacts: list[FlightImpact], entered_frame: int | None) 
     timing). The best count leaves out bounces whose evidence is weak or that looked or met above the
     table (see the module docstring, `TABLE_CONTACT_SIZE_MAX` and `MEET_ABOVE_TABLE_MM`).
     """
-    doubts: list[str] = []
+    doubts: list[tuple[int, str]] = []  # (frame, why)
     count = count_min = count_max = 0
     for imp in impacts:
         if imp.bounce and imp.surface == "box_floor" and imp.before_box and imp.table_on_ray:
@@ -977,7 +977,7 @@ def count_table_bounces(impacts: list[FlightImpact], entered_frame: int | None) 
             imp.reasons.append("a box-floor contact before the box entry: may be a table bounce")
         if imp.maybe_table and (entered_frame is None or imp.frame <= entered_frame + 1):
             count_max += 1
-            doubts.append(f"frame {imp.frame}: " + "; ".join(imp.reasons))
+            doubts.append((imp.frame, "; ".join(imp.reasons)))
         if imp.surface != "table":
             continue
         at_entry = entered_frame is not None and abs(imp.frame - entered_frame) <= 1 and imp.bounce
@@ -990,8 +990,25 @@ def count_table_bounces(impacts: list[FlightImpact], entered_frame: int | None) 
         if imp.doubtful or at_entry:
             could_count = (imp.bounce or "approach speed near 0.15 m/s" in imp.reasons) and (before or at_entry)
             count_max += int(could_count)
-            doubts.append(f"frame {imp.frame}: " + "; ".join(imp.reasons))
+            doubts.append((imp.frame, "; ".join(imp.reasons)))
         elif imp.bounce and before:
             count_min += 1
             count_max += 1
-    return TableCount(count, count_min, count_max, doubts)
+    return TableCount(count, count_min, count_max, frames_by_reason(doubts))
+
+
+def frames_by_reason(doubts: list[tuple[int, str]]) -> list[str]:
+    """Doubts as a referee reads them: the frames that share a reason under it, once ("frames 118,
+    122 and 124: approach speed near 0.15 m/s"), in the order the reasons first come."""
+    frames: dict[str, list[int]] = {}
+    for frame, why in doubts:
+        frames.setdefault(why, [])
+        if frame not in frames[why]:
+            frames[why].append(frame)
+    lines = []
+    for why, listed in frames.items():
+        if len(listed) == 1:
+            lines.append(f"frame {listed[0]}: {why}")
+        else:
+            lines.append(f"frames {', '.join(str(f) for f in listed[:-1])} and {listed[-1]}: {why}")
+    return lines

@@ -21,6 +21,7 @@ from vision.flight import (
     _above_table,
     _Design,
     count_table_bounces,
+    frames_by_reason,
     segment_flight,
     table_restitution,
 )
@@ -246,6 +247,13 @@ def test_table_bounce_count_and_its_bounds(rule, impacts, entered, expected):
     count = count_table_bounces(impacts, entered)
     assert (count.count, count.count_min, count.count_max) == expected, rule
     assert len(count.doubts) == sum(1 for i in impacts if i.doubtful and (i.surface == "table" or i.maybe_table)), rule
+
+
+def test_doubts_sharing_a_reason_list_their_frames_under_it_once():
+    impacts = [_impact(50), _impact(58, reasons=[NEAR]), _impact(63, reasons=[NEAR]), _impact(66, reasons=[NEAR])]
+    count = count_table_bounces(impacts, 80)
+    assert count.doubts == [f"frames 58, 63 and 66: {NEAR}"]
+    assert frames_by_reason([(58, "a"), (60, "b"), (63, "a"), (63, "a")]) == ["frames 58 and 63: a", "frame 60: b"]
 
 
 @pytest.mark.parametrize(
