@@ -277,13 +277,18 @@ def format_verdict(number: int, verdict: Any) -> str:
     else:
         lines.append(f"  rest      not seen ({verdict.region})")
     if verdict.margins:
-        margins = ", ".join(
-            f"{name} {m.margin_mm:.1f} ± {m.uncertainty_mm:.1f} mm" for name, m in verdict.margins.items()
-        )
+        margins = ", ".join(_margin_text(name, m) for name, m in verdict.margins.items())
         lines.append(f"  margins   {margins}")
     for index, note in enumerate(verdict.notes):
         lines.append(("  notes     " if index == 0 else "            ") + note)
     return "\n".join(lines)
+
+
+def _margin_text(name: str, margin) -> str:
+    """A decision's margin and uncertainty in its own unit: bounces are counted, the rest in mm."""
+    if name == "bounces":
+        return f"bounces {margin.margin_mm:.0f} ± {margin.uncertainty_mm:.0f} bounce(s)"
+    return f"{name} {margin.margin_mm:.1f} ± {margin.uncertainty_mm:.1f} mm"
 
 
 NEVER_CALIBRATED = (

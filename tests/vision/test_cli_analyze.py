@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -77,6 +78,10 @@ def test_analyze_prints_a_summary_for_a_person(capsys, rig_file, label):
     assert "clip_000.mp4: 1 launch" in out
     assert "Launch 1 (frames" in out and ("VOID" in out or "valid launch" in out)
     assert "release" in out and "bounces" in out and "rest" in out
+    # each margin in its own unit: bounces are counted, distances in mm
+    margins = next(line for line in out.splitlines() if line.strip().startswith("margins"))
+    assert re.search(r"bounces \d+ ± \d+ bounce\(s\)", margins), margins
+    assert re.search(r"herd_line -?[0-9.]+ ± [0-9.]+ mm", margins), margins
 
 
 def test_analyze_summary_lists_the_doubts_that_cannot_change_the_ruling(capsys) -> None:
