@@ -1,5 +1,6 @@
-"""Test support: what the streaming judge hands to `judge_launch` for each launch of a real clip, a
-calibration whose herd line makes a clip's release legal, and flight impacts made to order."""
+"""Test support: the judge run on a labelled clip as `meteors-judge eval` runs it, what it hands to
+`judge_launch` for each launch, a calibration whose herd line makes a clip's release legal, and
+flight impacts made to order."""
 
 from __future__ import annotations
 
@@ -13,7 +14,12 @@ import vision.pipeline as pipeline
 from calibration.camera import CameraModel
 from vision.flight import FlightImpact
 from vision.landing import herd_line_signed, herd_normal
-from vision.runner import run_judge
+from vision.runner import RunResult, run_judge
+
+
+def judge_labelled(video: Path, label, **options) -> RunResult:
+    """`run_judge` on `video` given what eval gives it: the rig of its label's scene and its launch mode."""
+    return run_judge(video, label.scene, launch_mode=label.launch_mode, **options)
 
 
 def judge_launch_inputs(video: Path, label) -> list[tuple]:
@@ -28,7 +34,7 @@ def judge_launch_inputs(video: Path, label) -> list[tuple]:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pipeline, "judge_launch", capture)
-        run_judge(video, label.scene, launch_mode=label.launch_mode)
+        judge_labelled(video, label)
     return calls
 
 

@@ -24,10 +24,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from launch_inputs import herd_line_behind_the_release, judge_launch_inputs
+from launch_inputs import herd_line_behind_the_release, judge_labelled, judge_launch_inputs
 
 from vision.analysis import FLIGHT_SIZE_MIN, flight_size_ratio, judge_launch
-from vision.runner import run_judge
 from vision.truth import load_label
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
@@ -84,7 +83,7 @@ def test_a_high_release_is_fitted_at_its_height_not_at_a_kink_above_the_table(mo
     import vision.release as release_module
 
     label = load_label(LOW_FIT.with_suffix(".json"))
-    verdicts = run_judge(LOW_FIT, label.scene, launch_mode=label.launch_mode).verdicts
+    verdicts = judge_labelled(LOW_FIT, label).verdicts
     assert len(verdicts) == 1
     verdict = verdicts[0]
     assert not label.herd_line_ok and verdict.herd_line_ok == label.herd_line_ok
@@ -93,7 +92,7 @@ def test_a_high_release_is_fitted_at_its_height_not_at_a_kink_above_the_table(mo
     assert not any("both heights allowed" in note for note in verdict.notes)
 
     monkeypatch.setattr(release_module, "KINK_TABLE_SIZE_MAX", float("inf"))
-    fooled = run_judge(LOW_FIT, label.scene, launch_mode=label.launch_mode).verdicts[0]
+    fooled = judge_labelled(LOW_FIT, label).verdicts[0]
     assert fooled.release.height_mm < label.release.height_mm - 200.0
     assert any("both heights allowed" in note for note in fooled.notes) and fooled.disputed
 

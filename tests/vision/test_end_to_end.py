@@ -7,9 +7,9 @@ ruling is no wrong call. The judge gets only the video, the rig of the label's s
 from pathlib import Path
 
 import pytest
+from launch_inputs import judge_labelled
 
 from vision.evaluate import discover, score_clip
-from vision.runner import run_judge
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
 CLIPS = discover(SAMPLES)[0] if SAMPLES.is_dir() else []
@@ -18,7 +18,7 @@ CLIPS = discover(SAMPLES)[0] if SAMPLES.is_dir() else []
 @pytest.mark.skipif(not CLIPS, reason="no bundled sample clips")
 @pytest.mark.parametrize("clip", CLIPS, ids=[c.label_path.stem for c in CLIPS])
 def test_every_bundled_clip_is_ruled_right_or_disputed(clip):
-    verdicts = run_judge(clip.video_path, clip.truth.scene, launch_mode=clip.truth.launch_mode).verdicts
+    verdicts = judge_labelled(clip.video_path, clip.truth).verdicts
     score = score_clip(clip.truth, verdicts, clip=clip.name)
     assert score.judged is not None, "no launch found"
     assert not score.confident_wrong, f"{score.wrong} (not disputed)"
@@ -34,7 +34,7 @@ def _judge_recording_release_fits(name, monkeypatch):
     estimate = analysis.estimate_release
     monkeypatch.setattr(analysis, "estimate_release", lambda *a, **k: fits.append(estimate(*a, **k)) or fits[-1])
     clip = next(c for c in CLIPS if c.label_path.stem == name)
-    return run_judge(clip.video_path, clip.truth.scene, launch_mode=clip.truth.launch_mode).verdicts[0], fits
+    return judge_labelled(clip.video_path, clip.truth).verdicts[0], fits
 
 
 @pytest.mark.skipif(not CLIPS, reason="no bundled sample clips")
@@ -72,7 +72,7 @@ def test_the_hops_of_a_landing_into_the_box_are_not_table_bounces():
     and the small hops it implies are on the surface of the roll (the box), even where the arcs put
     the landing's ground point a little outside the outline."""
     clip = next(c for c in CLIPS if c.label_path.stem == "clip_015")
-    verdict = run_judge(clip.video_path, clip.truth.scene, launch_mode=clip.truth.launch_mode).verdicts[0]
+    verdict = judge_labelled(clip.video_path, clip.truth).verdicts[0]
     assert verdict.bounces_before_box == clip.truth.bounces_before_box == 2
     labelled = [b.frame for b in clip.truth.bounces if b.surface == "table"]
     judged = [b.frame for b in verdict.bounces if b.surface == "table"]
@@ -85,7 +85,7 @@ def test_a_meteor_carried_into_view_and_held_still_is_one_launch():
     too like the table for the touch ring, but its palm round the meteor tells the hold from a rest,
     so the carry is no launch of its own: one verdict, the flick's."""
     clip = next(c for c in CLIPS if c.label_path.stem == "clip_029")
-    verdicts = run_judge(clip.video_path, clip.truth.scene, launch_mode=clip.truth.launch_mode).verdicts
+    verdicts = judge_labelled(clip.video_path, clip.truth).verdicts
     assert len(verdicts) == 1
     score = score_clip(clip.truth, verdicts, clip=clip.name)
     assert score.judged["outcome"] == clip.truth.outcome or score.disputed

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from launch_inputs import flight_impact as _impact
-from launch_inputs import herd_line_behind_the_release, judge_launch_inputs
+from launch_inputs import herd_line_behind_the_release, judge_labelled, judge_launch_inputs
 
 from calibration.camera import CameraModel
 from calibration.geometry import BoxPose
@@ -178,7 +178,6 @@ def test_the_judges_own_track_of_clip_000(monkeypatch):
     """The track and calibration the streaming judge builds for clip_000: its table bounces before
     the box are the label's."""
     import vision.pipeline as pipeline
-    from vision.runner import run_judge
 
     label = load_label(LABEL)
     calls = []
@@ -189,7 +188,7 @@ def test_the_judges_own_track_of_clip_000(monkeypatch):
         return original(track, rig, calibration, config, frame_index)
 
     monkeypatch.setattr(pipeline, "judge_launch", spy)
-    run_judge(CLIP, label.scene, launch_mode=label.launch_mode)
+    judge_labelled(CLIP, label)
     track, rig, calibration = next(c for c in calls if c[0].frames[0] <= label.release.frame <= c[0].frames[-1])
     start = int(np.searchsorted(track.frames, label.release.frame))
     flight = segment_flight(track, calibration.camera, rig, calibration.box_pose, start, rig.meteor.diameter_mm)

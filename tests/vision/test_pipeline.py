@@ -8,6 +8,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from launch_inputs import judge_labelled
 
 from vision.pipeline import JudgeConfig, LaunchJudge
 from vision.truth import load_label
@@ -63,7 +64,6 @@ def test_overlay_draws_without_changing_the_frame():
 def test_a_streak_washed_out_by_motion_blur_is_still_tracked():
     """Bundled clip_004 (30 fps): between the release and the first bounce the meteor is a long faint
     streak the colour test misses. The faint-streak search keeps it in sight for most of those frames."""
-    from vision.runner import run_judge
     from vision.track import COASTED, PARTIAL
 
     label = load_label(SAMPLES / "clip_004.json")
@@ -73,7 +73,7 @@ def test_a_streak_washed_out_by_motion_blur_is_still_tracked():
         if any(e.kind == "verdict" for e in events):
             tracks.append(judge.current_track())
 
-    run_judge(SAMPLES / label.video, label.scene, launch_mode=label.launch_mode, on_frame=keep_track)
+    judge_labelled(SAMPLES / label.video, label, on_frame=keep_track)
     track = tracks[-1]
     first_bounce = min(b.frame for b in label.bounces)
     flight = (track.frames >= label.release.frame) & (track.frames < first_bounce)
@@ -92,7 +92,6 @@ def test_a_streak_is_not_refused_for_the_small_sightings_of_the_meteor_in_the_ha
     px) read too large and were refused, 4 of the 5 frames before its table bounce were coasted, and the
     bounce, at the first clear sighting, was never counted (0 of 1, a valid launch called void). The
     streak is measured against the upper quartile of the recent sizes as well as their median."""
-    from vision.runner import run_judge
     from vision.track import COASTED
 
     label = load_label(STREAK_AFTER_GRIP.with_suffix(".json"))
@@ -102,7 +101,7 @@ def test_a_streak_is_not_refused_for_the_small_sightings_of_the_meteor_in_the_ha
         if any(e.kind == "verdict" for e in events):
             tracks.append(judge.current_track())
 
-    result = run_judge(STREAK_AFTER_GRIP, label.scene, launch_mode=label.launch_mode, on_frame=keep_track)
+    result = judge_labelled(STREAK_AFTER_GRIP, label, on_frame=keep_track)
     track = tracks[-1]
     first_bounce = min(b.frame for b in label.bounces)
     before_bounce = (track.frames > label.release.frame + 3) & (track.frames < first_bounce)

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from launch_inputs import judge_labelled
 
 from vision.pipeline import JudgeConfig, LaunchJudge, calibration_from_label
-from vision.runner import run_judge
 from vision.track import COASTED, HAND, SEEN
 from vision.truth import load_label
 
@@ -257,7 +257,7 @@ def test_a_meteor_lost_in_flight_and_found_again_in_the_box_is_one_launch():
     own. Looked for before the launch is judged lost, it is found, its track continues, and the one
     verdict has the labelled rest, disputed for the sightings lost."""
     label = load_label(LOST_THEN_FOUND.with_suffix(".json"))
-    result = run_judge(LOST_THEN_FOUND, label.scene, launch_mode=label.launch_mode)
+    result = judge_labelled(LOST_THEN_FOUND, label)
     assert len(result.verdicts) == 1
     verdict = result.verdicts[0]
     assert verdict.region == label.region == "velociraptor"

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from vision.runner import run_judge
+from launch_inputs import judge_labelled
+
 from vision.truth import load_label
 
 CLIP = Path(__file__).resolve().parent / "clips" / "camouflaged_9019_046.mp4"
@@ -18,7 +19,7 @@ CLIP = Path(__file__).resolve().parent / "clips" / "camouflaged_9019_046.mp4"
 
 def test_a_meteor_found_lying_in_the_box_while_a_ghost_is_held_is_judged_disputed():
     label = load_label(CLIP.with_suffix(".json"))
-    verdicts = run_judge(CLIP, label.scene, launch_mode=label.launch_mode).verdicts
+    verdicts = judge_labelled(CLIP, label).verdicts
     assert len(verdicts) == 1
     verdict = verdicts[0]
     assert verdict.disputed
