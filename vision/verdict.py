@@ -23,7 +23,10 @@ class _Model(BaseModel):
 
 
 class Margin(_Model):
-    """How far a decision is from flipping (`margin_mm`, ≥ 0 unless stated) and how well it is measured."""
+    """How far a decision is from flipping (`margin_mm`, ≥ 0 unless stated) and how well it is measured.
+
+    The herd line's and the region's are millimetres; the bounces' are counts of bounces (the field
+    names are the schema's, shared by every decision; the dashboard and `analyze` print the unit)."""
 
     margin_mm: float
     uncertainty_mm: float
