@@ -284,7 +284,7 @@ def format_verdict(number: int, verdict: Any) -> str:
     return "\n".join(lines)
 
 
-def _margin_text(name: str, margin) -> str:
+def _margin_text(name: str, margin: Any) -> str:
     """A decision's margin and uncertainty in its own unit: bounces are counted, the rest in mm."""
     if name == "bounces":
         return f"bounces {margin.margin_mm:.0f} ± {margin.uncertainty_mm:.0f} bounce(s)"

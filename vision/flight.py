@@ -1002,13 +1002,12 @@ def frames_by_reason(doubts: list[tuple[int, str]]) -> list[str]:
     122 and 124: approach speed near 0.15 m/s"), in the order the reasons first come."""
     frames: dict[str, list[int]] = {}
     for frame, why in doubts:
-        frames.setdefault(why, [])
-        if frame not in frames[why]:
-            frames[why].append(frame)
-    lines = []
-    for why, listed in frames.items():
-        if len(listed) == 1:
-            lines.append(f"frame {listed[0]}: {why}")
-        else:
-            lines.append(f"frames {', '.join(str(f) for f in listed[:-1])} and {listed[-1]}: {why}")
-    return lines
+        listed = frames.setdefault(why, [])
+        if frame not in listed:
+            listed.append(frame)
+    return [
+        f"frame {listed[0]}: {why}"
+        if len(listed) == 1
+        else f"frames {', '.join(map(str, listed[:-1]))} and {listed[-1]}: {why}"
+        for why, listed in frames.items()
+    ]

@@ -187,7 +187,7 @@ class ShadowWatch:
     def start(self, background_small: np.ndarray | None, background_full: np.ndarray | None = None) -> None:
         """Keep the backgrounds as they are now: the small one to search, the full one to refine (kept
         itself when read-only: a frozen copy, see `MeteorDetector.frozen_full_background`)."""
-        self._background = None if background_small is None else background_small.copy()
+        self._background = kept_as_it_is_now(background_small)
         self._full_background = kept_as_it_is_now(background_full)
 
     def measure(
