@@ -46,6 +46,8 @@ UNSEEN_LAUNCH_SEARCHES = 3
 VANISH_SIGHTINGS = 2  # a held meteor lost within this many sightings of leaving its hold may be flung
 SHADOW_MIN_MOVE_PX = 2.0  # a sighting's shadow is measured once the meteor moves this far per frame
 PUSH_GROWTH = 1.1  # a push speeds the held meteor up by more than this factor per frame
+SLID_OUT_SIGHTINGS = 4  # the last sightings whose speed tells a meteor that slid out of view
+EARLY_REST_MIN_FRAMES = 6  # an early rest spans at least this many sightings (at 30 fps: no earlier than a full rest)
 # a faint streak (`MeteorDetector.faint_candidates_near`) is looked for only when the tracked meteor
 # moves at least this many diameters per frame; its diameter must be in this range of the meteor's,
 # and a long one must point within this angle of the tracked motion
@@ -73,9 +75,13 @@ class JudgeConfig:
     marker_check_every: int = 300  # frames between full table-marker checks (a bump triggers one at once)
     rest_seconds: float = 0.2  # stillness that makes a rest (the label's definition)
     rest_speed_mm_s: float = 12.0  # below this the meteor counts as still (label: 5, plus our noise)
+    early_rest_seconds: float = 0.1  # a shorter stillness that ends a flight when the meteor is clearly still ...
+    early_rest_floor_px: float = 0.4  # ... within this much of its latest position, at least (see `_rest_decided`)
     lost_seconds: float = 0.35  # a meteor unseen this long in flight is lost
     flung_wait_seconds: float = 1.5  # a meteor flung from the hand out of the tracker's reach is looked
     # for this long where it lands
+    gone_out_of_view_seconds: float = 0.05  # a meteor that slid out of view (see `_slid_out_of_view`) and
+    slid_out_speed_mm_s: float = 300.0  # was no faster than this is lost after this long unseen
     regain_seconds: float = 0.5  # a meteor lost in flight is looked for this long over the whole picture
     # (the tracker may have followed something else) before its launch is judged lost
     flick_mm_s: float = 2000.0  # never found again, it was thrown if the tracker's predictions reached this
@@ -629,6 +635,9 @@ class LaunchJudge:
                 return
             self._hand.follow(frame_index, frame_bgr)
             unseen_limit = max(3, int(cfg.lost_seconds * self.fps))
+            if self._unseen >= max(2, round(cfg.gone_out_of_view_seconds * self.fps)) and self._slid_out_of_view():
+                self._decide(frame_index, events, lost=True)
+                return
             if self._unseen > unseen_limit or not self.tracker.active:
                 if self._regain_deadline is None:
                     # the tracker may have followed something else: look for the meteor over the whole
@@ -638,7 +647,7 @@ class LaunchJudge:
                 if frame_index >= self._regain_deadline:
                     self._decide(frame_index, events, lost=True)
                 return
-            if detection is not None and self._flags[-1] != HAND and self._is_still(rest_frames):
+            if detection is not None and self._flags[-1] != HAND and self._rest_decided(rest_frames):
                 if not self._thrown_from_hold() and self._hand_nearby(frame_bgr, detection):
                     # still, but a hand holds it (its skin too like the table for the touch ring), and it
                     # was never seen leaving a hold: carried into view, or uncovered by the fingers in it
@@ -785,6 +794,24 @@ class LaunchJudge:
             return False
         return self._near_edge(self._px[0], self._px[1]) and not self._thrown_from_hold()
 
+    def _slid_out_of_view(self) -> bool:
+        """Whether the meteor's last sighting was a slow one cut by the picture's edge (its centre within
+        a diameter on the table of it): it rolled or slid out of view, and the tracker followed nothing
+        else. Looking for it over the picture (`regain_seconds`) delayed such verdicts by half a second
+        (dev 9055 clip_084, 9056 clip_171: at rest half out of the picture)."""
+        seen = [i for i, flag in enumerate(self._flags) if flag != COASTED][-SLID_OUT_SIGHTINGS:]
+        if len(seen) < SLID_OUT_SIGHTINGS or self._flags[seen[-1]] != PARTIAL or self._frame_size is None:
+            return False
+        width, height = self._frame_size
+        x, y = self._px[2 * seen[-1]], self._px[2 * seen[-1] + 1]
+        margin = self.rig.meteor.diameter_mm * self._px_per_mm
+        if margin < x < width - margin and margin < y < height - margin:
+            return False
+        first = seen[0]
+        moved_px = math.hypot(x - self._px[2 * first], y - self._px[2 * first + 1])
+        seconds = (self._frames[seen[-1]] - self._frames[first]) / self.fps
+        return moved_px / self._px_per_mm <= self.config.slid_out_speed_mm_s * seconds
+
     def _near_edge(self, x: float, y: float) -> bool:
         """Within two of the meteor's diameters (on the table) of the picture's edge."""
         assert self._frame_size is not None
@@ -868,14 +895,34 @@ class LaunchJudge:
         speed_mm_s = median / self._px_per_mm * self.fps
         return speed_mm_s > 300.0
 
-    def _is_still(self, rest_frames: int) -> bool:
+    def _rest_decided(self, rest_frames: int) -> bool:
+        """Whether the flight has ended in a rest: still for the rest's `rest_frames` (0.2 s, the label's
+        stillness), or clearly still for `early_rest_seconds`.
+
+        The verdict must come within 0.3 s of the rest, and the launch's analysis takes up to 0.2 s of
+        it: waiting out the full 0.2 s made 4 of 190 rests on dev seed 9056 wait longer than 0.3 s
+        (60 fps, 11 frames of stillness before the verdict). The early rest is held to the rest speed
+        over its shorter time with a floor of half the full rule's (0.4 px, not 0.8): with 0.8 a meteor
+        rolling back, nearly still as it turned, was called at rest 7 frames early (dev 9056 clip_052,
+        2.4 mm off); with 0.4 it waits for the full rest."""
+        if self._is_still(rest_frames):
+            return True
+        cfg = self.config
+        frames = max(EARLY_REST_MIN_FRAMES, int(round(cfg.early_rest_seconds * self.fps)))
+        return frames < rest_frames and self._is_still(frames, frames / self.fps, cfg.early_rest_floor_px)
+
+    def _is_still(self, rest_frames: int, seconds: float | None = None, floor_px: float = 0.8) -> bool:
+        """Whether the last `rest_frames` sightings stay within the distance a meteor slower than the
+        rest speed covers in `seconds` (default: the rest's `rest_seconds`), and at least `floor_px`
+        (the centroid's noise), of the latest."""
         if len(self._frames) < rest_frames + 2:
             return False
         if COASTED in self._flags[-rest_frames:]:
             return False
         px = self._px[-2 * rest_frames :]
         lx, ly = px[-2], px[-1]
-        tolerance_px = max(0.8, self.config.rest_speed_mm_s * self.config.rest_seconds * self._px_per_mm)
+        seconds = self.config.rest_seconds if seconds is None else seconds
+        tolerance_px = max(floor_px, self.config.rest_speed_mm_s * seconds * self._px_per_mm)
         spread = max(math.hypot(px[i] - lx, px[i + 1] - ly) for i in range(0, len(px), 2))
         return spread <= tolerance_px
 
