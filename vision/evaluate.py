@@ -119,6 +119,9 @@ class ClipScore:
     release_error_mm: float | None
     disputed: bool
     dispute_reasons: list[str] = field(default_factory=list)
+    # seconds of video from the labelled rest to the frame the verdict was decided in (None: no rest or
+    # no verdict); a live camera adds the analysis's own time, which `meteors-judge bench` measures
+    verdict_delay_s: float | None = None
     wrong: list[str] = field(default_factory=list)  # why the call is wrong (empty when right)
     notes: list[str] = field(default_factory=list)
     error: str | None = None
@@ -267,6 +270,9 @@ def score_clip(
     if release_error is None:
         notes.append("no release point")
     rest_error = None
+    verdict_delay = None
+    if truth.rest is not None and verdict.get("verdict_frame") is not None:
+        verdict_delay = (int(verdict["verdict_frame"]) - truth.rest.frame) / truth.fps
     if truth.rest is None:
         if rest:
             notes.append("rest reported, but the label says the meteor left the view")
@@ -286,6 +292,7 @@ def score_clip(
         release_error_mm=release_error,
         disputed=bool(verdict.get("disputed")),
         dispute_reasons=list(verdict.get("dispute_reasons") or []),
+        verdict_delay_s=verdict_delay,
         wrong=wrong,
         notes=notes,
     )
@@ -305,6 +312,7 @@ def summarize(scores: Sequence[ClipScore], skipped: Sequence[Skipped] = ()) -> d
     entering = [score for score in scores if score.truth.get("entered_box_frame") is not None]
     rest_errors = [score.rest_error_mm for score in scores if score.rest_error_mm is not None]
     release_errors = [score.release_error_mm for score in scores if score.release_error_mm is not None]
+    delays = [score.verdict_delay_s for score in scores if score.verdict_delay_s is not None]
     return {
         "clips": len(scores),
         "skipped": len(skipped),
@@ -323,6 +331,10 @@ def summarize(scores: Sequence[ClipScore], skipped: Sequence[Skipped] = ()) -> d
         "release_error_median_mm": _percentile(release_errors, 50),
         "release_error_p95_mm": _percentile(release_errors, 95),
         "release_error_clips": len(release_errors),
+        "verdict_delay_median_s": _percentile(delays, 50),
+        "verdict_delay_p95_s": _percentile(delays, 95),
+        "verdict_delay_max_s": max(delays) if delays else None,
+        "verdict_delay_clips": len(delays),
         "disputed_rate": _rate([s.disputed for s in scores]),
         "wrong_calls": sum(s.is_wrong for s in scores),
         "confident_wrong_calls": sum(s.confident_wrong for s in scores),
@@ -368,6 +380,10 @@ def _mm(value: float | None) -> str:
     return "n/a" if value is None else f"{value:6.2f} mm"
 
 
+def _seconds(value: float | None) -> str:
+    return "n/a" if value is None else f"{value:.3f} s"
+
+
 def format_report(metrics: Mapping[str, Any], scores: Sequence[ClipScore], skipped: Sequence[Skipped]) -> str:
     """The human-readable table of `meteors-judge eval`."""
     n = metrics["clips"]
@@ -396,6 +412,12 @@ def format_report(metrics: Mapping[str, Any], scores: Sequence[ClipScore], skipp
             "release error median / p95",
             f"{_mm(metrics['release_error_median_mm'])} / {_mm(metrics['release_error_p95_mm'])}"
             f"  ({metrics['release_error_clips']} clips)",
+        ),
+        (
+            "verdict after the rest (video)",
+            f"{_seconds(metrics['verdict_delay_median_s'])} median / {_seconds(metrics['verdict_delay_p95_s'])} p95"
+            f" / {_seconds(metrics['verdict_delay_max_s'])} max  ({metrics['verdict_delay_clips']} clips;"
+            " the analysis's own time comes on top: `meteors-judge bench`)",
         ),
         ("disputed rate", _pct(metrics["disputed_rate"])),
         ("wrong calls", f"{metrics['wrong_calls']}"),

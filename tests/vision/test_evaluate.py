@@ -227,6 +227,18 @@ def test_rest_error_median_and_p95():
     assert summarize([])["rest_error_median_mm"] is None
 
 
+def test_verdict_delay_is_video_time_from_the_labelled_rest_to_the_deciding_frame():
+    truth = make_truth()  # rest at frame 90, 60 fps
+    delays = [score_clip(truth, [make_verdict(verdict_frame=frame)]).verdict_delay_s for frame in (90, 96, 108)]
+    assert delays == pytest.approx([0.0, 0.1, 0.3])
+    left_view = score_clip(make_truth(rest=None), [make_verdict(rest=None)])
+    assert left_view.verdict_delay_s is None  # no labelled rest to count from
+    metrics = summarize([score_clip(truth, [make_verdict(verdict_frame=frame)]) for frame in (90, 96, 108)])
+    assert (metrics["verdict_delay_median_s"], metrics["verdict_delay_max_s"]) == pytest.approx((0.1, 0.3))
+    assert metrics["verdict_delay_clips"] == 3
+    assert "0.100 s median" in format_report(metrics, [], [])
+
+
 def test_report_lists_each_wrong_clip_and_why():
     scores = [
         score_clip(make_truth(), [make_verdict()], clip="good.json"),
