@@ -328,7 +328,7 @@ def _meteor_fit_against_the_hand(est, track: LaunchTrack, camera, diameter_mm: f
     clip_195's hand read 5 frames early, and a foul release (−8 mm) was called +127 mm."""
     if "hand" not in est.reason_kinds:
         return None
-    alone = estimate_release(replace(track, hand_direction=None), camera, diameter_mm, size_scale=size_scale)
+    alone = estimate_release(replace(track, hand_direction=None), camera, diameter_mm, size_scale=size_scale, reuse=est)
     spread = release_spread(alone)
     if spread is None or not np.isfinite(alone.t_release_s):
         return None
@@ -345,7 +345,9 @@ def _fit_at_the_expected_scale(est, track: LaunchTrack, camera, diameter_mm: flo
     model; else None. Seen from above, depth is weak: a fit can trade the scale for a wrong height."""
     if not abs(est.size_scale - size_scale) > SCALE_STRAY:
         return None
-    pinned = estimate_release(track, camera, diameter_mm, size_scale=size_scale, size_scale_sigma=PINNED_SCALE_SIGMA)
+    pinned = estimate_release(
+        track, camera, diameter_mm, size_scale=size_scale, size_scale_sigma=PINNED_SCALE_SIGMA, reuse=est
+    )
     return pinned if release_spread(pinned) is not None else None
 
 

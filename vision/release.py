@@ -134,6 +134,9 @@ class ReleaseEstimate:
     free_frames: int = 0  # clear sightings of the free flight in the fit
     hidden_frames: int = 0  # frames the meteor was hidden between the hand and the first clear sighting
     reason_kinds: tuple[str, ...] = ()  # the unreliability reasons, as keys (see `REASON_KINDS`)
+    # what the fit measured from the track alone (its shadows' light, the hand's release time), keyed by
+    # the inputs it came from: a later fit of the same track under other priors (`reuse`) takes it
+    measured: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
     def table_mm(self) -> tuple[float, float] | None:
@@ -698,6 +701,7 @@ def estimate_release(
     size_scale_sigma: float = SIZE_SCALE_SIGMA,
     sigma_px: float = SIGMA_PX,
     impact_height_mm: float | None = None,
+    reuse: ReleaseEstimate | None = None,
 ) -> ReleaseEstimate:
     """Fit hold → steady push → ballistic flight to one launch's track; the release and its candidates.
 
@@ -708,7 +712,11 @@ def estimate_release(
     bounce; NaN when the surface is unknown, which drops the term).
     `size_scale` is the prior on the detector's size scale (measured / true apparent diameter) and
     `size_scale_sigma` its width: a small width holds the fit at that scale.
+    `reuse`: an earlier estimate of the same track (other priors, or without the hand): the light its
+    shadows gave and the hand's release time are taken from it where their inputs are the same, not
+    measured again (on a dev launch judged three times over, 40 of its 200 ms).
     """
+    measured = {} if reuse is None else reuse.measured
     fps = float(track.fps)
     e_lo, e_hi = exposure_range or default_exposure_range(fps)
     e0 = 0.5 * (e_lo + e_hi)
@@ -800,7 +808,12 @@ def estimate_release(
     dep_err = ((TR - TT).reshape(-1) - t_dep) * fps
     hand = None
     if getattr(track, "hand_direction", None) is not None:
-        hand = release_from_pairs(track.hand_frames, track.hand_shifts, track.hand_responses, track.hand_direction, e0)
+        key = ("hand", id(track.hand_shifts), id(track.hand_direction), e0)
+        if key not in measured:
+            measured[key] = release_from_pairs(
+                track.hand_frames, track.hand_shifts, track.hand_responses, track.hand_direction, e0
+            )
+        hand = measured[key]
     hand_err = 0.0 if hand is None else (TR.reshape(-1) * fps - hand.t_release_frames) / HAND_SIGMA_FRAMES
     best = int(np.argmin(hold_err**2 + dep_err**2 + hand_err**2))
     tr_init, T_init = float(TR.reshape(-1)[best]), float(TT.reshape(-1)[best])
@@ -819,7 +832,10 @@ def estimate_release(
         # (a kink found a frame early would otherwise force the arc down too soon: allow one more)
         landing = (tmid[stop - 1], tmid[stop] + 1.0 / fps, float(impact_height_mm))
     data = _Data(times[sl], upx[sl], diam[sl], sig, size_w, e0 / fps, landing, t_ref, size_scale_sigma=size_scale_sigma)
-    light = _light_from_shadows(track, camera, idx, px, diam, flags, tmid, first_clear, stop, landing)
+    key = ("light", id(getattr(track, "shadow_px", None)), first_clear, stop, landing, e0)
+    if key not in measured:
+        measured[key] = _light_from_shadows(track, camera, idx, px, diam, flags, tmid, first_clear, stop, landing)
+    light = measured[key]
     if light is not None:
         data.height_mm, data.height_w = _shadow_height_rows(light, start, stop)
     if hand is not None:
@@ -997,4 +1013,5 @@ def estimate_release(
         free_frames=free_frames,
         hidden_frames=int(hidden.sum()),
         reason_kinds=tuple(kinds),
+        measured=measured,
     )

@@ -418,3 +418,46 @@ def test_a_flickering_grip_is_still_a_hold(rule, hand_seen, found):
 def test_a_hand_timed_fit_whose_push_collapses_is_not_trusted(rule, hand_early_frames, trusted):
     _, _, est = _hand_timed_estimate(4, hand_early_frames)
     assert ("implausible_throw" not in est.reason_kinds) is trusted, rule
+
+
+def test_a_second_fit_of_the_same_track_takes_the_light_and_the_hand_time_from_the_first(monkeypatch):
+    """The judge fits one launch up to three times (its own priors, without the hand, at the expected
+    size scale): the light from the shadows and the hand's release time are measured once, and a fit
+    that reuses them gives exactly what a fresh one does."""
+    from dataclasses import replace
+
+    from launch_inputs import judge_launch_inputs
+
+    import vision.release as release_module
+    from vision.truth import load_label
+
+    clip = ROOT / "sample_videos" / "clip_000.mp4"
+    track, rig, calibration, _config, _frame = judge_launch_inputs(clip, load_label(clip.with_suffix(".json")))[0]
+    camera, diameter = calibration.camera, rig.meteor.diameter_mm
+    first = estimate_release(track, camera, diameter)
+    assert "hand" in first.reason_kinds  # the hand timed it
+    assert any(key[0] == "light" and light is not None for key, light in first.measured.items())
+
+    measurements: list[str] = []
+
+    def counted(name: str):
+        original = getattr(release_module, name)
+
+        def measure(*args, **kwargs):
+            measurements.append(name)
+            return original(*args, **kwargs)
+
+        return measure
+
+    for name in ("fit_light", "release_from_pairs"):
+        monkeypatch.setattr(release_module, name, counted(name))
+    for variant in (track, replace(track, hand_direction=None)):
+        measurements.clear()
+        fresh = estimate_release(variant, camera, diameter, size_scale_sigma=0.01)
+        measured_fresh = list(measurements)
+        measurements.clear()
+        reused = estimate_release(variant, camera, diameter, size_scale_sigma=0.01, reuse=first)
+        assert "fit_light" in measured_fresh and measurements == []
+        assert (reused.t_release_s, reused.frame) == (fresh.t_release_s, fresh.frame)
+        assert reused.reason_kinds == fresh.reason_kinds
+        assert np.array_equal(reused.p_r, fresh.p_r) and np.array_equal(reused.v_r, fresh.v_r)
