@@ -27,7 +27,7 @@ from calibration.rig import Rig
 from vision.analysis import judge_launch
 from vision.detector import Detection, MeteorDetector
 from vision.hand import HandWatch, hand_reach_box
-from vision.landing import outline_signed_mm
+from vision.landing import herd_line_signed, outline_signed_mm
 from vision.shadow import ShadowWatch
 from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack
 from vision.tracker import KalmanTracker
@@ -648,7 +648,9 @@ class LaunchJudge:
                     self._decide(frame_index, events, lost=True)
                 return
             if detection is not None and self._flags[-1] != HAND and self._rest_decided(rest_frames):
-                if not self._thrown_from_hold() and self._hand_nearby(frame_bgr, detection):
+                if not self._thrown_from_hold() and (
+                    self._hand_nearby(frame_bgr, detection) or self._carried_in_and_set_down(detection)
+                ):
                     # still, but a hand holds it (its skin too like the table for the touch ring), and it
                     # was never seen leaving a hold: carried into view, or uncovered by the fingers in it
                     self._hold_again(frame_index, rest_frames, events)
@@ -793,6 +795,22 @@ class LaunchJudge:
         if not self._frames or self._frame_size is None:
             return False
         return self._near_edge(self._px[0], self._px[1]) and not self._thrown_from_hold()
+
+    def _carried_in_and_set_down(self, detection: Detection) -> bool:
+        """Carried into view (`_carried_into_view`) and now still on the launcher's side of the herd line:
+        held or set down for the launch, not a launch that ended there. Held-out 9057 clip_129: a hand
+        carried the meteor in from the picture's edge and held it still 40 mm behind the line, its
+        palm too like the table for `_hand_nearby`; judged a void launch, that phantom would have
+        taken the launcher's turn in the game before the real throw 13 frames later."""
+        if not self._carried_into_view() or self.calibration is None:
+            return False
+        herd = getattr(self.calibration, "herd_line_mm", None) or self.rig.herd_line_mm
+        if herd is None:
+            return False
+        camera, pose = self.calibration.camera, self.calibration.box_pose
+        point = np.array([[detection.x, detection.y]], dtype=np.float64)
+        ground = camera.pixel_to_plane(point, self.rig.meteor.diameter_mm / 2)[0, :2]
+        return herd_line_signed(self.rig, pose, ground, herd) > 0.0
 
     def _slid_out_of_view(self) -> bool:
         """Whether the meteor's last sighting was a slow one cut by the picture's edge (its centre within

@@ -263,3 +263,19 @@ def test_a_meteor_lost_in_flight_and_found_again_in_the_box_is_one_launch():
     assert verdict.region == label.region == "velociraptor"
     assert np.hypot(*np.subtract(verdict.rest.table_mm, label.rest.table_mm)) < 5.0
     assert verdict.disputed and any("found again" in reason for reason in verdict.dispute_reasons)
+
+
+CARRIED_IN_SET_DOWN = Path(__file__).resolve().parent / "clips" / "carried_in_set_down_9057_129.mp4"
+
+
+def test_a_meteor_carried_in_and_set_down_behind_the_herd_line_is_no_launch_of_its_own():
+    """Held-out 9057 clip_129: a hand carries the meteor in from the picture's left edge and holds it
+    still behind the herd line, its palm too like the table to be seen; the throw comes 13 frames later.
+    The carry is no launch: one verdict, timed from the hold the judge saw."""
+    label = load_label(CARRIED_IN_SET_DOWN.with_suffix(".json"))
+    result = judge_labelled(CARRIED_IN_SET_DOWN, label)
+    assert len(result.verdicts) == 1
+    verdict = result.verdicts[0]
+    assert abs(verdict.release.frame - label.release.frame) <= 1
+    assert not any("starts in flight" in reason for reason in verdict.dispute_reasons)
+    assert any("carried into view" in item.event.message for item in result.events if item.event.kind == "state")
