@@ -799,7 +799,7 @@ class LaunchJudge:
     def _carried_in_and_set_down(self, detection: Detection) -> bool:
         """Carried into view (`_carried_into_view`) and now still on the launcher's side of the herd line:
         held or set down for the launch, not a launch that ended there. Held-out 9057 clip_129: a hand
-        carried the meteor in from the picture's edge and held it still 40 mm behind the line, its
+        carried the meteor in from the picture's edge and held it still behind the line, its
         palm too like the table for `_hand_nearby`; judged a void launch, that phantom would have
         taken the launcher's turn in the game before the real throw 13 frames later."""
         if not self._carried_into_view() or self.calibration is None:
@@ -922,7 +922,7 @@ class LaunchJudge:
         (60 fps, 11 frames of stillness before the verdict). The early rest is held to the rest speed
         over its shorter time with a floor of half the full rule's (0.4 px, not 0.8): with 0.8 a meteor
         rolling back, nearly still as it turned, was called at rest 7 frames early (dev 9056 clip_052,
-        2.4 mm off); with 0.4 it waits for the full rest."""
+        2.4 mm off); with 0.4 it waits until the creep has ended, 3 frames after the labelled rest."""
         if self._is_still(rest_frames):
             return True
         cfg = self.config
