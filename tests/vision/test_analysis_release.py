@@ -232,3 +232,21 @@ def test_a_hand_free_run_with_the_hand_seen_again_right_after_it_is_not_the_rele
     assert held_again.max() == label.release.frame and analysis.free_start_frame > label.release.frame
     assert label.release.herd_line_signed_mm < -100
     assert verdict.disputed and any(reason.startswith("release") for reason in verdict.dispute_reasons)
+
+
+FIT_AFTER_FREE = Path(__file__).resolve().parent / "clips" / "fit_after_free_sighting_9058_060.mp4"
+
+
+def test_a_release_fit_later_than_the_first_sighting_clear_of_the_hand_allows_releases_back_to_the_hold():
+    """Held-out 9058 clip_060 (30 fps): hidden for 4 frames after the hand's last sighting, the meteor
+    was fitted as released at frame 54, after its first clear sighting (50); it left the hand at 46,
+    112 mm behind the line. Its window (frames 50-56) lay wholly over the line: a foul, undisputed.
+    Releases back to the hold are allowed now, and the call is disputed."""
+    label = load_label(FIT_AFTER_FREE.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(FIT_AFTER_FREE, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert analysis.release.frame > analysis.free_start_frame > label.release.frame
+    assert label.herd_line_ok and not verdict.herd_line_ok  # still the fit's best guess ...
+    assert verdict.disputed  # ... but no longer a confident one
+    assert any("release" in reason for reason in verdict.dispute_reasons)
+    assert any("back to the hold" in note for note in verdict.notes)
