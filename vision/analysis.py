@@ -29,7 +29,7 @@ from calibration.rig import Rig
 from calibration.solve import Calibration
 from calibration.tracking import calibration_doubt
 from vision.flight import FlightAnalysis, FlightImpact, rest_start, segment_flight
-from vision.landing import RIM_BAND_MM, classify_point, herd_line_signed, outline_signed_mm
+from vision.landing import RIM_BAND_MM, classify_point, herd_line_in_use, herd_line_signed, outline_signed_mm
 from vision.release import estimate_release, held_still_before_throw, release_spread, window_sigma_mm
 from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack
 from vision.truth import required_table_bounces
@@ -367,7 +367,7 @@ def _ground(camera, pixel: np.ndarray, z: float) -> np.ndarray:
 def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index: int) -> tuple[Verdict, Analysis]:
     camera = calibration.camera
     pose = calibration.box_pose
-    herd = getattr(calibration, "herd_line_mm", None) or rig.herd_line_mm
+    herd = herd_line_in_use(rig, calibration)
     radius = rig.meteor.diameter_mm / 2
     mode = config.launch_mode
     k = config.dispute_sigmas
@@ -516,8 +516,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     # (held-out 9059 clip_026: hidden round the release, fitted 416 mm up for a true 103, the arcs 108 at
     # the first clear sighting; -123 mm called for +7, undisputed); its flight is the arcs alone already
     arcs_z = None
-    windowed = est.frame is not None and release_spread(est) is not None
-    if est.frame is not None and (start_state is not None or windowed):
+    err_spread = release_spread(est)  # None: no fit the error model can use (no window)
+    if est.frame is not None and (start_state is not None or err_spread is not None):
         arcs_alone = flight if start_state is None else segment_flight(
             track, camera, rig, pose, release_index, rig.meteor.diameter_mm, None,
             exposure_half_frames=config.exposure_half_frames, dispute_sigmas=k,
@@ -584,7 +584,6 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             hi = np.minimum.accumulate(hi)  # no farther than any earlier frame allows
         return ks, values, sigmas, lo, hi
 
-    err_spread = release_spread(est)
     window = None  # (frames, signed, sigma) of the frames the true release may lie in
     if herd is not None and err_spread is not None:
         ks, values, sigmas, lo, hi = release_window(est, err_spread)

@@ -90,6 +90,12 @@ def herd_normal(rig: Rig, pose: BoxPose, herd_line_mm=None, direction=None) -> n
     return normal
 
 
+def herd_line_in_use(rig: Rig, calibration=None):
+    """The herd line the calls are made against: the calibration's, measured at the table, else the rig's
+    (None when neither has one)."""
+    return getattr(calibration, "herd_line_mm", None) or rig.herd_line_mm
+
+
 def herd_line_signed(
     rig: Rig, pose: BoxPose, table_xy: np.ndarray, herd_line_mm=None, direction=None
 ) -> float | None:

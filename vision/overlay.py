@@ -11,6 +11,7 @@ import cv2
 import numpy as np
 
 from calibration.rig import Rig
+from vision.landing import herd_line_in_use
 
 WATER = (200, 140, 60)
 DINOSAUR = (60, 180, 60)
@@ -41,7 +42,7 @@ def draw_overlay(frame_bgr: np.ndarray, judge_or_track, rig: Rig, calibration, v
         polygon = pose.box_to_table(np.asarray(region.polygon_mm))
         pixels = camera.project(np.column_stack([polygon, np.full(len(polygon), floor)]))
         _poly(image, pixels, WATER if region.kind == "water" else DINOSAUR, 1)
-    herd = getattr(calibration, "herd_line_mm", None) or rig.herd_line_mm
+    herd = herd_line_in_use(rig, calibration)
     if herd is not None:
         a, b = np.asarray(herd, dtype=np.float64)
         direction = (b - a) / np.linalg.norm(b - a)

@@ -27,7 +27,7 @@ from calibration.rig import Rig
 from vision.analysis import judge_launch
 from vision.detector import Detection, MeteorDetector
 from vision.hand import HandWatch, hand_reach_box
-from vision.landing import herd_line_signed, outline_signed_mm
+from vision.landing import herd_line_in_use, herd_line_signed, outline_signed_mm
 from vision.shadow import ShadowWatch
 from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack
 from vision.tracker import KalmanTracker
@@ -804,7 +804,7 @@ class LaunchJudge:
         taken the launcher's turn in the game before the real throw 13 frames later."""
         if not self._carried_into_view() or self.calibration is None:
             return False
-        herd = getattr(self.calibration, "herd_line_mm", None) or self.rig.herd_line_mm
+        herd = herd_line_in_use(self.rig, self.calibration)
         if herd is None:
             return False
         camera, pose = self.calibration.camera, self.calibration.box_pose
@@ -820,21 +820,19 @@ class LaunchJudge:
         seen = [i for i, flag in enumerate(self._flags) if flag != COASTED][-SLID_OUT_SIGHTINGS:]
         if len(seen) < SLID_OUT_SIGHTINGS or self._flags[seen[-1]] != PARTIAL or self._frame_size is None:
             return False
-        width, height = self._frame_size
         x, y = self._px[2 * seen[-1]], self._px[2 * seen[-1] + 1]
-        margin = self.rig.meteor.diameter_mm * self._px_per_mm
-        if margin < x < width - margin and margin < y < height - margin:
+        if not self._near_edge(x, y, diameters=1.0):
             return False
         first = seen[0]
         moved_px = math.hypot(x - self._px[2 * first], y - self._px[2 * first + 1])
         seconds = (self._frames[seen[-1]] - self._frames[first]) / self.fps
         return moved_px / self._px_per_mm <= self.config.slid_out_speed_mm_s * seconds
 
-    def _near_edge(self, x: float, y: float) -> bool:
-        """Within two of the meteor's diameters (on the table) of the picture's edge."""
+    def _near_edge(self, x: float, y: float, diameters: float = 2.0) -> bool:
+        """Within `diameters` of the meteor's diameters (on the table) of the picture's edge."""
         assert self._frame_size is not None
         width, height = self._frame_size
-        margin = 2.0 * self.rig.meteor.diameter_mm * self._px_per_mm
+        margin = diameters * self.rig.meteor.diameter_mm * self._px_per_mm
         return not (margin < x < width - margin and margin < y < height - margin)
 
     def _hold_again(self, frame_index: int, hold_frames: int, events: list[JudgeEvent]) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 import cv2
 import numpy as np
 
+from vision.landing import herd_line_in_use
 from web.games import GameError
 from web.live import calibration_summary, encode_jpeg, placeholder_jpeg
 
@@ -102,7 +103,7 @@ def _draw_model(out: np.ndarray, calibration: Any, rig: Any, found: set[int]) ->
             cv2.polylines(out, [pts], True, (0, 0, 255), 2, cv2.LINE_AA)
             cv2.putText(out, f"{marker.id}?", tuple(int(v) for v in pts[0]), cv2.FONT_HERSHEY_SIMPLEX, 0.6,
                         (0, 0, 255), 2, cv2.LINE_AA)
-    herd = getattr(calibration, "herd_line_mm", None) or rig.herd_line_mm
+    herd = herd_line_in_use(rig, calibration)
     if herd is not None:
         (x1, y1), (x2, y2) = herd
         direction = np.array([x2 - x1, y2 - y1], float)

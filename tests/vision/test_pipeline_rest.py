@@ -8,7 +8,6 @@ from pathlib import Path
 from launch_inputs import judge_labelled
 
 from vision.pipeline import JudgeConfig, LaunchJudge
-from vision.runner import run_judge
 from vision.truth import load_label
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -18,13 +17,13 @@ ROLLED_BACK = CLIPS / "rolled_back_9056_052.mp4"  # 60 fps, turns and creeps 4 m
 SLID_OUT = CLIPS / "slid_out_of_view_9055_084.mp4"  # 60 fps, comes to rest half out of the picture
 
 
-def _verdict_frame_and_label(video: Path, config: JudgeConfig | None = None):
+def _verdict_frame_and_label(video: Path, **config_changes):
+    """The frame that emitted the clip's one verdict, the verdict and the label; `config_changes` are
+    `JudgeConfig` fields changed from their defaults (the label's launch mode is always kept)."""
     label = load_label(video.with_suffix(".json"))
-    if config is None:
-        result = judge_labelled(video, label)
-    else:
-        judge = LaunchJudge(label.scene, config=config, fps=label.fps)
-        result = run_judge(video, label.scene, judge=judge)
+    config = JudgeConfig(launch_mode=label.launch_mode, **config_changes)
+    judge = LaunchJudge(label.scene, config=config, fps=label.fps)
+    result = judge_labelled(video, label, judge=judge)
     assert len(result.verdicts) == 1
     return result.verdict_emitted_at()[0], result.verdicts[0], label
 
@@ -41,7 +40,7 @@ def test_a_meteor_creeping_back_after_it_turned_is_not_called_at_rest_as_it_turn
     assert emitted >= label.rest.frame
     assert verdict.rest is not None and verdict.outcome == label.outcome
     # with the full rule's 0.8 px noise floor the turn itself passed for a rest, 7 frames early
-    early, _, _ = _verdict_frame_and_label(ROLLED_BACK, JudgeConfig(early_rest_floor_px=0.8))
+    early, _, _ = _verdict_frame_and_label(ROLLED_BACK, early_rest_floor_px=0.8)
     assert early < label.rest.frame
 
 
@@ -50,5 +49,5 @@ def test_a_meteor_that_slid_out_of_the_picture_is_judged_without_a_search_for_it
     assert emitted - label.rest.frame <= round(0.1 * label.fps)
     assert (verdict.outcome, verdict.valid, verdict.region) == ("void", True, "outside")
     # looking for it over the picture first put the verdict 31 frames (0.52 s) after the rest
-    late, _, _ = _verdict_frame_and_label(SLID_OUT, JudgeConfig(gone_out_of_view_seconds=10.0))
+    late, _, _ = _verdict_frame_and_label(SLID_OUT, gone_out_of_view_seconds=10.0)
     assert late - label.rest.frame > round(0.3 * label.fps)
