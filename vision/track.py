@@ -33,7 +33,8 @@ class LaunchTrack:
     hand_shifts: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
     hand_responses: np.ndarray = field(default_factory=lambda: np.zeros(0))
     hand_direction: np.ndarray | None = None
-    # the meteor was only found lying in the box while the judge followed something else: its launch unseen
+    # the meteor was only found in the box, already landed (while the judge followed something else, or its
+    # flight too faint to see): its launch unseen
     flight_unseen: bool = False
     # each time the tracker lost the meteor and the judge found it again: (frame, frames unseen before)
     regained: tuple[tuple[int, int], ...] = ()

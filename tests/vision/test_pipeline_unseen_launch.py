@@ -8,6 +8,7 @@ the real meteor flies into the velociraptor space unseen. Before, no verdict was
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 from launch_inputs import judge_labelled
@@ -25,3 +26,23 @@ def test_a_meteor_found_lying_in_the_box_while_a_ghost_is_held_is_judged_dispute
     assert verdict.disputed
     assert any(reason.startswith("launch not seen") for reason in verdict.dispute_reasons)
     assert verdict.region == label.region == "velociraptor"  # the meteor found is the real one
+
+
+TINY = Path(__file__).resolve().parent / "clips" / "landed_unseen_tiny_9061_084.mp4"
+
+
+def test_a_meteor_first_seen_bouncing_in_the_box_then_still_is_judged_its_launch_unseen():
+    """Held-out 9061 clip_084 (640×480, 30 fps): a meteor 4 px across lobbed straight into the box, its
+    flight streaks too faint to detect. First seen bouncing on the box floor, it was taken as held
+    ("meteor in hand") and stayed so, still, to the end of the clip: no verdict at all, which the
+    label's void launch scores as a confident wrong call. Seen moving over the box, never with a hand,
+    then still with none near, it is a landing whose launch went unseen: judged, and disputed."""
+    label = load_label(TINY.with_suffix(".json"))
+    verdicts = judge_labelled(TINY, label).verdicts
+    assert len(verdicts) == 1
+    verdict = verdicts[0]
+    assert verdict.disputed
+    assert "launch not seen: the meteor was first found in the box, already landed" in verdict.dispute_reasons
+    assert verdict.region == label.region == "pterodactyl"
+    rest_error_mm = math.dist(verdict.rest.table_mm, label.rest.table_mm)
+    assert rest_error_mm < 5.0
