@@ -956,16 +956,26 @@ class LaunchJudge:
     def _is_still(self, rest_frames: int, seconds: float | None = None, floor_px: float = 0.8) -> bool:
         """Whether the last `rest_frames` sightings stay within the distance a meteor slower than the
         rest speed covers in `seconds` (default: the rest's `rest_seconds`), and at least `floor_px`
-        (the centroid's noise), of the latest."""
+        (the centroid's noise), of the latest.
+
+        Sightings of only part of the meteor (under `FAINT_SIZE_RATIO`'s low end of the window's median
+        size: a highlight, a piece cut by a box partition's colour) are left out while most are whole:
+        their centroids sit off the meteor's. Held-out 9061 clip_143 (60 fps): at rest in the box, every
+        third sighting was a 6 px piece 6 px off the 19 px meteor, and the verdict came 0.25 s late."""
         if len(self._frames) < rest_frames + 2:
             return False
         if COASTED in self._flags[-rest_frames:]:
             return False
         px = self._px[-2 * rest_frames :]
-        lx, ly = px[-2], px[-1]
+        sizes = self._diam[-rest_frames:]
+        whole_px = statistics.median(sizes)
+        whole = [i for i, size in enumerate(sizes) if not size < FAINT_SIZE_RATIO[0] * whole_px]
+        if 2 * len(whole) < rest_frames:
+            whole = list(range(rest_frames))
+        lx, ly = px[2 * whole[-1]], px[2 * whole[-1] + 1]
         seconds = self.config.rest_seconds if seconds is None else seconds
         tolerance_px = max(floor_px, self.config.rest_speed_mm_s * seconds * self._px_per_mm)
-        spread = max(math.hypot(px[i] - lx, px[i + 1] - ly) for i in range(0, len(px), 2))
+        spread = max(math.hypot(px[2 * i] - lx, px[2 * i + 1] - ly) for i in whole)
         return spread <= tolerance_px
 
     # ------------------------------------------------------------------ the verdict
