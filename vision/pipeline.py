@@ -327,6 +327,7 @@ class LaunchJudge:
         self._still_count = 0
         self._unseen = 0
         self._flight_unseen = False  # the meteor was found lying in the box, its launch missed
+        self._released_at: int | None = None  # the frame the meteor was judged released (the flight's start)
         self._regain_deadline: int | None = None  # lost in flight: the frame the search for it ends
         self._regained: list[tuple[int, int]] = []  # (frame, frames unseen before) each time it was found again
         self._in_box_elsewhere: tuple[float, float, int] | None = None  # (x, y, searches in a row)
@@ -629,6 +630,7 @@ class LaunchJudge:
             if free and self._launch_moved() and self._moving_fast(4) and held_first:
                 self._lost_judged = False
                 self._start_hand_watch()
+                self._released_at = frame_index
                 self._set_state("in_flight", frame_index, events, "in flight")
                 events.append(JudgeEvent("release", frame_index, "meteor released (frame refined at the verdict)"))
             return
@@ -660,6 +662,10 @@ class LaunchJudge:
                     self._hold_again(frame_index, rest_frames, events)
                     self._unseen_hand_hold = (detection.x, detection.y)
                     self._flags = [HAND] * len(self._flags)  # all that is kept is the hold
+                    return
+                if self._never_left_the_release():
+                    why = "no flight after the release: waiting for the throw"
+                    self._hold_again(frame_index, rest_frames, events, why)
                     return
                 self._decide(frame_index, events, lost=False)
             return
@@ -861,12 +867,35 @@ class LaunchJudge:
         margin = diameters * self.rig.meteor.diameter_mm * self._px_per_mm
         return not (margin < x < width - margin and margin < y < height - margin)
 
-    def _hold_again(self, frame_index: int, hold_frames: int, events: list[JudgeEvent]) -> None:
-        """Back to `in_hand`: the launch starts from this hold (the carry into view is dropped)."""
+    def _hold_again(
+        self,
+        frame_index: int,
+        hold_frames: int,
+        events: list[JudgeEvent],
+        why: str = "meteor carried into view and put down: waiting for the throw",
+    ) -> None:
+        """Back to `in_hand`: the launch starts from this hold (what came before it is dropped)."""
         self._keep_last(hold_frames)
         self._launch_start = self._frames[0]
+        self._released_at = None
         self._hand.restart()
-        self._set_state("in_hand", frame_index, events, "meteor carried into view and put down: waiting for the throw")
+        self._set_state("in_hand", frame_index, events, why)
+
+    def _never_left_the_release(self) -> bool:
+        """Since it was judged released, what the tracker follows has stayed within a meteor's diameter
+        of where it was then: no flight, but a jump at the "release" onto something lying still.
+        Held-out 9063 clip_045 (30 fps): the tracker held a hand, then jumped 14 px onto a 6 px blob
+        beside it, which passed for a fast release and lay still 4 frames on: a void launch judged
+        "outside" while the real meteor, unseen, landed in the box (found there later, a second verdict)."""
+        if self._released_at is None or self._flight_unseen:
+            return False
+        start = bisect.bisect_left(self._frames, self._released_at)
+        seen = [i for i in range(start, len(self._frames)) if self._flags[i] != COASTED]
+        if len(seen) < 2:
+            return False
+        x0, y0 = self._px[2 * seen[0]], self._px[2 * seen[0] + 1]
+        one_diameter_px = self.rig.meteor.diameter_mm * self._px_per_mm
+        return all(math.hypot(self._px[2 * i] - x0, self._px[2 * i + 1] - y0) <= one_diameter_px for i in seen)
 
     def _thrown_from_hold(self, predicted: bool = False) -> bool:
         """The track shows a throw: the meteor held still, then seen again beyond a launch's length away

@@ -46,3 +46,22 @@ def test_a_meteor_first_seen_bouncing_in_the_box_then_still_is_judged_its_launch
     assert verdict.region == label.region == "pterodactyl"
     rest_error_mm = math.dist(verdict.rest.table_mm, label.rest.table_mm)
     assert rest_error_mm < 5.0
+
+
+NO_FLIGHT = Path(__file__).resolve().parent / "clips" / "no_flight_after_release_9063_045.mp4"
+
+
+def test_a_release_followed_by_no_flight_is_no_launch():
+    """Held-out 9063 clip_045 (30 fps): the tracker held a hand, then jumped onto a small blob beside
+    it, which passed for a fast release and lay still 4 frames on. That was judged a void launch
+    resting outside, and the real meteor, unseen in flight, was found in the box later: two verdicts
+    for one launch. A "flight" that never left its release point is no flight: the judge waits on, finds
+    the meteor in the box and gives the one verdict, its launch unseen and disputed."""
+    label = load_label(NO_FLIGHT.with_suffix(".json"))
+    result = judge_labelled(NO_FLIGHT, label)
+    assert any(event.event.message.startswith("no flight after the release") for event in result.events)
+    assert len(result.verdicts) == 1
+    verdict = result.verdicts[0]
+    assert verdict.disputed
+    assert "launch not seen: the meteor was first found in the box, already landed" in verdict.dispute_reasons
+    assert verdict.region == label.region == "stegosaurus"
