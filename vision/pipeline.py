@@ -615,11 +615,12 @@ class LaunchJudge:
                 self._set_state("waiting", frame_index, events)
                 return
             free = len(self._flags) >= 3 and all(f in (SEEN, PARTIAL) for f in self._flags[-3:])
-            if free and self._is_still(rest_frames) and self._landed_in_box_unseen(frame_bgr, detection):
+            still = free and self._is_still(rest_frames)
+            if still and self._landed_in_box_unseen(frame_bgr, detection):
                 self._flight_unseen = True
                 self._decide(frame_index, events, lost=False)
                 return
-            if free and self._is_still(rest_frames) and self._thrown_from_hold():
+            if still and self._thrown_from_hold():
                 # held, flung too fast to follow, and now lying still far from the hold: a launch seen
                 # only in pieces, judged (and disputed) rather than never noticed
                 self._decide(frame_index, events, lost=False)
@@ -701,11 +702,10 @@ class LaunchJudge:
             return None
         held_x, held_y = self._px[-2], self._px[-1]
         pose, camera = self.calibration.box_pose, self.calibration.camera
-        floor_mm = self.rig.box.floor_height_mm + self.rig.meteor.diameter_mm / 2
         found = None
         size = 10.0
         for cx, cy, _area, _frac, _label in detector.candidates_near(frame_bgr, *window):
-            ground = camera.pixel_to_plane(np.array([[cx, cy]]), floor_mm)[0]
+            ground = self._on_box_floor(np.array([[cx, cy]]))[0]
             # the meteor's own size there, not the tracked blob's (a ghost's size is anything)
             size = float(camera.apparent_diameter_px(ground[None], self.rig.meteor.diameter_mm)[0])
             if math.hypot(cx - held_x, cy - held_y) >= 8 * size and outline_signed_mm(self.rig, pose, ground[:2]) > 0:
@@ -738,7 +738,7 @@ class LaunchJudge:
     def _start_hand_watch(self) -> None:
         """The meteor flies: measure the hand over the buffered frames, from the oldest clear sighting."""
         oldest = self._frames[-1] - self._hand.buffer_frames + 2
-        held = [i for i, f in enumerate(self._frames) if f >= oldest and self._flags[i] != COASTED]
+        held = self._sighting_indices(bisect.bisect_left(self._frames, oldest))
         if len(held) < 2:
             return
         first = held[0]
@@ -809,15 +809,12 @@ class LaunchJudge:
             return False
         if self._lost_judged:
             return False  # the meteor of the launch just judged as lost, found where it landed: judged already
-        seen = [i for i, flag in enumerate(self._flags) if flag != COASTED]
+        seen = self._sighting_indices()
         first_x, first_y = self._px[2 * seen[0]], self._px[2 * seen[0] + 1]
-        one_diameter_px = self.rig.meteor.diameter_mm * self._px_per_mm
-        if math.hypot(detection.x - first_x, detection.y - first_y) < one_diameter_px:
+        if math.hypot(detection.x - first_x, detection.y - first_y) < self._meteor_diameter_px():
             return False
-        camera, pose = self.calibration.camera, self.calibration.box_pose
-        floor_mm = self.rig.box.floor_height_mm + self.rig.meteor.diameter_mm / 2
-        ends = camera.pixel_to_plane(np.array([[first_x, first_y], [detection.x, detection.y]]), floor_mm)[:, :2]
-        if not all(outline_signed_mm(self.rig, pose, point) > 0 for point in ends):
+        ends = self._on_box_floor(np.array([[first_x, first_y], [detection.x, detection.y]]))[:, :2]
+        if not all(outline_signed_mm(self.rig, self.calibration.box_pose, point) > 0 for point in ends):
             return False
         return not self._hand_nearby(frame_bgr, detection)
 
@@ -849,7 +846,7 @@ class LaunchJudge:
         a diameter on the table of it): it rolled or slid out of view, and the tracker followed nothing
         else. Looking for it over the picture (`regain_seconds`) delayed such verdicts by half a second
         (dev 9055 clip_084, 9056 clip_171: at rest half out of the picture)."""
-        seen = [i for i, flag in enumerate(self._flags) if flag != COASTED][-SLID_OUT_SIGHTINGS:]
+        seen = self._sighting_indices()[-SLID_OUT_SIGHTINGS:]
         if len(seen) < SLID_OUT_SIGHTINGS or self._flags[seen[-1]] != PARTIAL or self._frame_size is None:
             return False
         x, y = self._px[2 * seen[-1]], self._px[2 * seen[-1] + 1]
@@ -859,6 +856,20 @@ class LaunchJudge:
         moved_px = math.hypot(x - self._px[2 * first], y - self._px[2 * first + 1])
         seconds = (self._frames[seen[-1]] - self._frames[first]) / self.fps
         return moved_px / self._px_per_mm <= self.config.slid_out_speed_mm_s * seconds
+
+    def _sighting_indices(self, start: int = 0) -> list[int]:
+        """Indices of the track's sightings from `start` on (the tracker's coasted predictions left out)."""
+        return [i for i in range(start, len(self._frames)) if self._flags[i] != COASTED]
+
+    def _meteor_diameter_px(self) -> float:
+        """The meteor's diameter on the table, in pixels."""
+        return self.rig.meteor.diameter_mm * self._px_per_mm
+
+    def _on_box_floor(self, pixels: np.ndarray) -> np.ndarray:
+        """Where the camera rays through `pixels` (N×2) meet the height of a meteor lying on the box floor
+        (N×3, table mm)."""
+        floor_mm = self.rig.box.floor_height_mm + self.rig.meteor.diameter_mm / 2
+        return self.calibration.camera.pixel_to_plane(pixels, floor_mm)
 
     def _near_edge(self, x: float, y: float, diameters: float = 2.0) -> bool:
         """Within `diameters` of the meteor's diameters (on the table) of the picture's edge."""
@@ -889,13 +900,12 @@ class LaunchJudge:
         "outside" while the real meteor, unseen, landed in the box (found there later, a second verdict)."""
         if self._released_at is None or self._flight_unseen:
             return False
-        start = bisect.bisect_left(self._frames, self._released_at)
-        seen = [i for i in range(start, len(self._frames)) if self._flags[i] != COASTED]
+        seen = self._sighting_indices(bisect.bisect_left(self._frames, self._released_at))
         if len(seen) < 2:
             return False
         x0, y0 = self._px[2 * seen[0]], self._px[2 * seen[0] + 1]
-        one_diameter_px = self.rig.meteor.diameter_mm * self._px_per_mm
-        return all(math.hypot(self._px[2 * i] - x0, self._px[2 * i + 1] - y0) <= one_diameter_px for i in seen)
+        reach_px = self._meteor_diameter_px()
+        return all(math.hypot(self._px[2 * i] - x0, self._px[2 * i + 1] - y0) <= reach_px for i in seen)
 
     def _thrown_from_hold(self, predicted: bool = False) -> bool:
         """The track shows a throw: the meteor held still, then seen again beyond a launch's length away
@@ -903,7 +913,7 @@ class LaunchJudge:
         hold_frames = self._hold_frames()
         n = len(self._frames)
         xs, ys = self._px[0::2], self._px[1::2]
-        seen = [i for i in range(n) if self._flags[i] != COASTED]
+        seen = self._sighting_indices()
         tolerance = self._grip_tolerance_px()
         reach = self.config.min_launch_px
         for k in range(len(seen) - hold_frames):
@@ -922,7 +932,7 @@ class LaunchJudge:
         meteor and carries it off looks the same to the track: that gives a disputed launch to dismiss,
         not a silently missed one. A meteor carried out over the picture's edge is still forgotten."""
         hold_frames = self._hold_frames()
-        seen = [i for i in range(len(self._frames)) if self._flags[i] != COASTED]
+        seen = self._sighting_indices()
         if len(seen) < hold_frames or self._frame_size is None:
             return False
         xs, ys = self._px[0::2], self._px[1::2]
@@ -930,7 +940,7 @@ class LaunchJudge:
         if self._near_edge(xs[last], ys[last]):
             return False
         tolerance = self._grip_tolerance_px()
-        diameter_px = self.rig.meteor.diameter_mm * self._px_per_mm
+        diameter_px = self._meteor_diameter_px()
         for extra in range(min(VANISH_SIGHTINGS, len(seen) - hold_frames) + 1):
             window = seen[len(seen) - hold_frames - extra : len(seen) - extra]
             if self._still_over(window, tolerance):
