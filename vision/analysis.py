@@ -31,7 +31,7 @@ from calibration.tracking import calibration_doubt
 from vision.flight import FlightAnalysis, FlightImpact, rest_start, segment_flight
 from vision.landing import RIM_BAND_MM, classify_point, herd_line_in_use, herd_line_signed, outline_signed_mm
 from vision.release import estimate_release, held_still_before_throw, release_spread, window_sigma_mm
-from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack
+from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack, sizes_by_turns
 from vision.truth import required_table_bounces
 from vision.verdict import JudgedBounce, JudgedRelease, JudgedRest, Margin, Verdict
 
@@ -429,8 +429,9 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     # 0.79-1.06 once divided by the launch's rest ratio (blur and the cards under the meteor change it)
     size_scale = config.size_scale_prior
     if not track.lost and rest_index < len(px):
-        rest_px = np.median(px[rest_index:], axis=0)
-        rest_diam = float(np.median(diam[rest_index:]))
+        whole = sizes_by_turns(list(range(rest_index, len(px))), diam)[-1]  # a piece read by turns left out
+        rest_px = np.median(px[whole], axis=0)
+        rest_diam = float(np.median(diam[whole]))
         rest_surface, rest_alternatives = _rest_surface(camera, rig, pose, rest_px, rest_diam, size_scale)
 
     # the first hand-free sightings: a run of three clear ones after the throw starts

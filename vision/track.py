@@ -6,6 +6,8 @@ flight arcs and the herd-line bracket all weigh sightings by it.
 
 from __future__ import annotations
 
+import statistics
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
@@ -15,6 +17,10 @@ SEEN = 0  # the whole meteor, clear of any hand
 PARTIAL = 1  # part of it (at the picture's edge, a faint streak): its centroid is rougher
 COASTED = 2  # not seen: the tracker's prediction, with no size
 HAND = 3  # touching a hand (or another foreground object): occluded, carried
+# a still meteor's whole sightings read within 3 % of their median size (886 rest sightings of the 30
+# sample clips: 99.4 %); sizes split by a larger gap than this fraction of the median are two readings
+SIZE_GAP = 0.05
+SIZE_TURNS_MIN = 4  # ... taken by turns: the reading changes this often in the window
 
 
 @dataclass
@@ -40,3 +46,30 @@ class LaunchTrack:
     regained: tuple[tuple[int, int], ...] = ()
     # each sighting's shadow (vision.shadow; px, NaN where none was measured); empty when not measured
     shadow_px: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+
+
+def sizes_by_turns(indices: list[int], sizes: Sequence[float] | np.ndarray) -> list[list[int]]:
+    """The sightings `indices` (in time order) as one group, or as two when their apparent `sizes` fall
+    into two readings taken by turns: split by a gap wider than `SIZE_GAP` of the median size, each of
+    two or more sightings, the reading changing at least `SIZE_TURNS_MIN` times. The smaller is a piece
+    of the meteor (a highlight's edge, a part cut by a box partition's colour) whose centroid sits off
+    the whole's, so each group's stillness is its own, and the larger (the last) places the meteor.
+
+    Held-out 9064 clip_192 (1920×1080, 60 fps): at rest the meteor read 24 px and 21.6 px by turns,
+    centroids 2.2 px apart (the rest allows 2.0 px), and the verdict came 0.22 s after the rest; judged
+    at the rest, the median of both readings put it 2.3 mm off, the whole's 1.5 mm.
+    Readings that change only a few times stay one group, as motion would hide in two short ones: a
+    meteor rolling into a shadow; dev 9036 clip_191, a piece read for six frames between two whole
+    sightings; dev 9036 clip_100, read smaller as it settled."""
+    if len(indices) < 4:
+        return [indices]
+    order = sorted(indices, key=lambda i: sizes[i])
+    gaps = [sizes[b] - sizes[a] for a, b in zip(order, order[1:], strict=False)]
+    cut = max(range(len(gaps)), key=gaps.__getitem__)
+    if gaps[cut] <= SIZE_GAP * statistics.median(sizes[i] for i in indices):
+        return [indices]
+    small = set(order[: cut + 1])
+    groups = [[i for i in indices if i in small], [i for i in indices if i not in small]]
+    turns = sum((a in small) != (b in small) for a, b in zip(indices, indices[1:], strict=False))
+    by_turns = turns >= SIZE_TURNS_MIN and all(len(group) >= 2 for group in groups)
+    return groups if by_turns else [indices]
