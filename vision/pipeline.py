@@ -1016,14 +1016,17 @@ class LaunchJudge:
         seconds = self.config.rest_seconds if seconds is None else seconds
         tolerance_px = max(floor_px, self.config.rest_speed_mm_s * seconds * self._px_per_mm)
 
-        def still(group: list[int]) -> bool:
+        def spread_px(group: list[int]) -> float:
             lx, ly = px[2 * group[-1]], px[2 * group[-1] + 1]
-            return max(math.hypot(px[2 * i] - lx, px[2 * i + 1] - ly) for i in group) <= tolerance_px
+            return max(math.hypot(px[2 * i] - lx, px[2 * i + 1] - ly) for i in group)
 
-        if still(whole):
+        spread = spread_px(whole)
+        if spread <= tolerance_px:
             return True
+        if spread > tolerance_px + whole_px:
+            return False  # farther than a piece's centroid can sit from the whole's: moving
         groups = sizes_by_turns(whole, sizes)
-        return len(groups) > 1 and all(still(group) for group in groups)
+        return len(groups) > 1 and all(spread_px(group) <= tolerance_px for group in groups)
 
     # ------------------------------------------------------------------ the verdict
 

@@ -135,7 +135,7 @@ class ReleaseEstimate:
     hidden_frames: int = 0  # frames the meteor was hidden between the hand and the first clear sighting
     reason_kinds: tuple[str, ...] = ()  # the unreliability reasons, as keys (see `REASON_KINDS`)
     # what the fit measured from the track alone (its shadows' light, the hand's release time), keyed by
-    # the inputs it came from: a later fit of the same track under other priors (`reuse`) takes it
+    # the contents of its inputs: a later fit of the same track under other priors (`reuse`) takes it
     measured: dict = field(default_factory=dict, repr=False, compare=False)
 
     @property
@@ -666,6 +666,11 @@ def _shadow_height_rows(light: _ShadowLight, start: int, stop: int):
     return heights, weights
 
 
+def _contents(*arrays: np.ndarray) -> tuple[tuple[tuple[int, ...], str, bytes], ...]:
+    """A dictionary key for what the arrays hold (shape, type and bytes), whatever objects hold it."""
+    return tuple((a.shape, a.dtype.str, a.tobytes()) for a in map(np.asarray, arrays))
+
+
 def _unreliable(reason: str, fps: float, exposure: float, exposure_range) -> ReleaseEstimate:
     return ReleaseEstimate(
         t_release_s=float("nan"),
@@ -808,7 +813,7 @@ def estimate_release(
     dep_err = ((TR - TT).reshape(-1) - t_dep) * fps
     hand = None
     if getattr(track, "hand_direction", None) is not None:
-        key = ("hand", id(track.hand_shifts), id(track.hand_direction), e0)
+        key = ("hand", _contents(track.hand_frames, track.hand_shifts, track.hand_responses, track.hand_direction), e0)
         if key not in measured:
             measured[key] = release_from_pairs(
                 track.hand_frames, track.hand_shifts, track.hand_responses, track.hand_direction, e0
@@ -832,7 +837,10 @@ def estimate_release(
         # (a kink found a frame early would otherwise force the arc down too soon: allow one more)
         landing = (tmid[stop - 1], tmid[stop] + 1.0 / fps, float(impact_height_mm))
     data = _Data(times[sl], upx[sl], diam[sl], sig, size_w, e0 / fps, landing, t_ref, size_scale_sigma=size_scale_sigma)
-    key = ("light", id(getattr(track, "shadow_px", None)), first_clear, stop, landing, e0)
+    light_inputs = [track.frames, track.px, track.diameters, track.flags]
+    if getattr(track, "shadow_px", None) is not None:
+        light_inputs.append(track.shadow_px)
+    key = ("light", _contents(*light_inputs), first_clear, stop, landing, e0)
     if key not in measured:
         measured[key] = _light_from_shadows(track, camera, idx, px, diam, flags, tmid, first_clear, stop, landing)
     light = measured[key]
