@@ -28,7 +28,7 @@ import numpy as np
 from calibration.rig import Rig
 from calibration.solve import Calibration
 from calibration.tracking import calibration_doubt
-from vision.flight import FlightAnalysis, FlightImpact, rest_start, segment_flight
+from vision.flight import FLIGHT, FlightAnalysis, FlightImpact, rest_start, segment_flight
 from vision.landing import RIM_BAND_MM, classify_point, herd_line_in_use, herd_line_signed, outline_signed_mm
 from vision.release import estimate_release, held_still_before_throw, release_spread, window_sigma_mm
 from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack, sizes_by_turns
@@ -518,6 +518,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     # the first clear sighting; -123 mm called for +7, undisputed); its flight is the arcs alone already
     arcs_z = None
     err_spread = release_spread(est)  # None: no fit the error model can use (no window)
+    first_arc = None  # the flight's first arc alone, when its heights and the fit's disagree
     if est.frame is not None and (start_state is not None or err_spread is not None):
         arcs_alone = flight if start_state is None else segment_flight(
             track, camera, rig, pose, release_index, rig.meteor.diameter_mm, None,
@@ -530,6 +531,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             z_alone, z_fit = float(alone_z[placed[0]]), fit_height_at(placed[0])
             if abs(z_alone - z_fit) > ARCS_DISAGREE_MM:
                 arcs_z = np.clip(arcs_alone.positions[:, 2], radius, 800.0)
+                first_arc = next((st for st in arcs_alone.stretches if st.kind == FLIGHT), None)
                 notes.append(
                     f"the release fit puts the meteor {z_fit - radius:.0f} mm up at frame {frames[placed[0]]}, "
                     f"the flight's arcs alone {z_alone - radius:.0f} mm: both heights allowed"
@@ -571,6 +573,11 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         values = signed(pts[:, :2])
         sigmas = np.hypot(CALIBRATION_MM, window_sigma_mm(spread, fit.frame - ks))
         lo, hi = values - k * sigmas, values + k * sigmas
+        if first_arc is not None:
+            # a release at frame k puts the meteor on its free flight at k: the arcs' own flight, carried
+            # back, places each window frame at the arcs' heights
+            on_arc = signed(first_arc.position((ks - track.frames[release_index]) / fit.fps)[:, :2])
+            lo, hi = np.minimum(lo, on_arc - k * sigmas), np.maximum(hi, on_arc + k * sigmas)
         for j, frame in enumerate(ks):
             at = np.flatnonzero(track.frames == frame)
             if len(at) and track.flags[at[0]] != COASTED and np.isfinite(track.px[at[0]]).all():
@@ -586,8 +593,10 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         return ks, values, sigmas, lo, hi
 
     window = None  # (frames, signed, sigma) of the frames the true release may lie in
+    window_at_both_heights = False  # ... placed at the arcs' heights too, when those disagree with the fit's
     if herd is not None and err_spread is not None:
         ks, values, sigmas, lo, hi = release_window(est, err_spread)
+        window_at_both_heights = arcs_z is None or first_arc is not None
         window = (ks, values, sigmas)
         best_frame = est.frame - err_spread.typical_late_frames
         second_opinions = []  # (another fit, why its window counts too)
@@ -612,6 +621,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             # first clear sighting 50, released at 46; -176 mm called for +112, undisputed
             held = signed_at_heights(throw_start)
             lo, hi = np.append(lo, min(held)), np.append(hi, max(held))
+            window_at_both_heights = False  # the hold, in the hand: no arcs there
             notes.append(
                 f"the release fit's frame {est.frame} comes after the first sighting clear of the hand"
                 f" ({frames[free_start]}): releases back to the hold's last sighting ({frames[throw_start]}) allowed"
@@ -669,10 +679,10 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             herd_line_signed_mm=guess_signed,
         )
         best_signed = guess_signed
-    if arcs_z is not None and herd is not None:
-        # the fit's height is in doubt, and before the arcs start (in the hand) only its height places the
-        # meteor: the window cannot bound the release (held-out 9050 clip_025: a +113 mm release whose
-        # window lay wholly over the line at the fit's height)
+    if arcs_z is not None and herd is not None and not (window is not None and window_at_both_heights):
+        # the fit's height is in doubt: only a window placed at the arcs' heights too bounds the release
+        # (held-out 9050 clip_025: a +113 mm release whose window lay wholly over the line at the fit's
+        # height). Without a window, or with one reaching back into the hold, the release is unsure
         herd_set = {True, False}
     herd_ok = (best_signed is None or best_signed >= 0) if len(herd_set) > 1 else next(iter(herd_set))
     analysis.release_index = release_index

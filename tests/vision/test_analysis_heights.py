@@ -121,6 +121,23 @@ def test_a_release_fit_far_above_the_arcs_disputes_the_herd_call(clip):
     assert any("arcs' disagree" in reason for reason in verdict.dispute_reasons)
 
 
+def test_the_arcs_carried_back_to_the_window_let_a_clear_release_stand():
+    """Held-out 9064 clip_096 (60 fps, released 95 mm behind the line): the release fit put the meteor
+    297 mm up at its first free sighting, the arcs alone 145 mm, so both heights count. The window's
+    frames before the arcs start were placed at the fit's height only, and the call was disputed
+    whatever the window said. A release at a frame puts the meteor on its free flight then: the arcs'
+    own flight, carried back to every window frame, places them at the arcs' heights too, and this
+    window lies behind the line at both (the 9050 and 9059 fits above still cross it)."""
+    video = CLIPS / "arcs_carried_back_9064_096.mp4"
+    label = load_label(video.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(video, label)[0]
+    verdict, _analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert any("both heights allowed" in note for note in verdict.notes)
+    assert verdict.herd_line_ok == label.herd_line_ok is True
+    assert not verdict.disputed
+    assert (verdict.outcome, verdict.dinosaur) == (label.outcome, label.dinosaur) == ("dinosaur", "pterodactyl")
+
+
 STRAYED_SCALE = CLIPS / "size_scale_strays_9051_043.mp4"
 
 
