@@ -606,7 +606,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         lo, hi = values - k * sigmas, values + k * sigmas
         if first_arc is not None:
             # a release at frame k puts the meteor on its free flight at k: the arcs' own flight, carried
-            # back, places each window frame at the arcs' heights
+            # back, places each window frame at the arcs' heights (arc times count from the sighting
+            # `segment_flight` started at, `release_index`)
             on_arc = signed(first_arc.position((ks - track.frames[release_index]) / fit.fps)[:, :2])
             lo, hi = np.minimum(lo, on_arc - k * sigmas), np.maximum(hi, on_arc + k * sigmas)
         for j, frame in enumerate(ks):

@@ -901,11 +901,7 @@ class LaunchJudge:
         if self._released_at is None or self._flight_unseen:
             return False
         seen = self._sighting_indices(bisect.bisect_left(self._frames, self._released_at))
-        if len(seen) < 2:
-            return False
-        x0, y0 = self._px[2 * seen[0]], self._px[2 * seen[0] + 1]
-        reach_px = self._meteor_diameter_px()
-        return all(math.hypot(self._px[2 * i] - x0, self._px[2 * i + 1] - y0) <= reach_px for i in seen)
+        return len(seen) >= 2 and self._still_over(seen, self._meteor_diameter_px())
 
     def _thrown_from_hold(self, predicted: bool = False) -> bool:
         """The track shows a throw: the meteor held still, then seen again beyond a launch's length away
