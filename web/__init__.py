@@ -108,7 +108,7 @@ def create_app(config: dict | None = None) -> Flask:
         games.create(CreateGame.model_validate({
             "name": "Demo game",
             "players": [{"name": "Carlo"}, {"name": "Gianna"}, {"name": "Marco"}],
-            "seed": 7, "autoplay": True,
+            "seed": 7, "autoplay": True, "review_disputed": False,
         }), who="demo")
 
     if config.get("SOURCE") is not None:

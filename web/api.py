@@ -78,7 +78,7 @@ def register_errors(app: Flask) -> None:
             from web.pages import flash_error
 
             return flash_error(str(error))
-        return jsonify({"error": str(error), "field": error.field}), error.status
+        return jsonify({"error": str(error), "field": error.field, **error.extra}), error.status
 
     @app.errorhandler(StoreError)
     def store_error(error: StoreError):
@@ -111,9 +111,11 @@ def _int_id(value: int, name: str) -> int:
 def status():
     c = ctx()
     live = c.live.status.as_dict() if c.live else {"state": "off", "connected": False, "message": "camera off"}
+    active = c.games.active_game_id()
     return jsonify({
         "live": live,
-        "active_game": c.games.active_game_id(),
+        "active_game": active,
+        "not_counting_reason": c.games.not_counting_reason(active),
         "referee_token_required": _require_token(),
         "latest_verdict": c.live.latest_verdict if c.live else None,
     })
@@ -314,8 +316,11 @@ def game_audit(game_id: int):
 def list_launches():
     query = parse_query(schemas.LaunchQuery)
     games = ctx().games
-    rows = ctx().store.launches(query.game_id)[-query.limit:]
-    return jsonify({"launches": [games.launch_detail(row["id"]) for row in rows]})
+    rows = ctx().store.launches(query.game_id)
+    details = [games.launch_detail(row["id"]) for row in rows]
+    if query.needs_review:
+        details = [d for d in details if d["needs_review"]]
+    return jsonify({"launches": details[-query.limit:]})
 
 
 @bp.get("/api/launches/<int:launch_id>")
@@ -335,6 +340,18 @@ def dispute(launch_id: int):
 def override(launch_id: int):
     body = parse_body(schemas.Override)
     return jsonify(ctx().games.override(launch_id, body)), 201
+
+
+@bp.post("/api/launches/<int:launch_id>/confirm")
+def confirm(launch_id: int):
+    body = parse_body(schemas.Referral, request.get_json(silent=True) or {})
+    return jsonify(ctx().games.confirm(launch_id, body.who))
+
+
+@bp.post("/api/launches/<int:launch_id>/assign")
+def assign(launch_id: int):
+    body = parse_body(schemas.Referral, request.get_json(silent=True) or {})
+    return jsonify(ctx().games.assign(launch_id, body.who))
 
 
 @bp.post("/api/overrides/<int:override_id>/withdraw")

@@ -122,6 +122,44 @@ def option_command(item: dict, option: Any) -> dict:
     raise IllegalCommand(f"unknown decision {kind!r}")
 
 
+WAITING_WORDS = {
+    "select_dinosaur": "{name} to choose a dinosaur",
+    "discard_dinosaur": "{name} to discard a dinosaur",
+    "choose_ocean_level": "{name}'s ocean level",
+    "take_hatchlings": "{name} to take hatchlings",
+    "deal_hand": "the dealer to deal {name}'s hand",
+    "reveal_herd_card": "the dealer to reveal a Herd card",
+    "reveal_wave_tokens": "the dealer to reveal the wave tokens",
+    "resolve_launch": "a launch",
+}
+
+
+def waiting_for(game: Any) -> str:
+    """What the game waits for, in plain words ("Ben's ocean level"); "nothing" when it is over."""
+    items = pending(game)
+    if not items:
+        return "nothing (the game is over)"
+    item = items[0]
+    words = WAITING_WORDS.get(item["kind"])
+    return words.format(name=item["seat_name"] or "a player") if words else item["prompt"]
+
+
+RESOLUTION_KINDS = frozenset({"launch_resolved", "launch_amended"})
+
+
+def resolutions(game: Any) -> list[dict]:
+    """Every launch verdict input of the engine's log, in order, as {"counted", "launch_index", "outcome",
+    "dinosaur"}: counted when applied, not when an amendment made it illegal (kept as `input_skipped`)."""
+    entries = []
+    for event in game.events:
+        skipped = event.kind == "input_skipped"
+        verdict = event.event if skipped else event
+        if verdict.kind in RESOLUTION_KINDS:
+            entries.append({"counted": not skipped, "launch_index": verdict.launch_index,
+                            "outcome": verdict.outcome, "dinosaur": verdict.dinosaur})
+    return entries
+
+
 def apply_command(game: Any, command: dict) -> None:
     game.apply(command)
 

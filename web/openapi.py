@@ -46,8 +46,19 @@ def _op(summary: str, body: type | None = None, query: type | None = None, param
     return op
 
 
+def _overrule() -> dict:
+    op = _op("overrule the call (the engine amends and replays)", schemas.Override, params=("launch_id",),
+             changes=True)
+    op["responses"]["201"] = op["responses"].pop("200") | {"description": "the launch with its new call"}
+    op["responses"]["409"]["description"] = (
+        "refused: the launch does not count, or (without confirm: true) it is not the game's latest counted "
+        "launch; then `preview` says per player food, herd and hatchlings before -> after, the launches that "
+        "would stop counting, and for a game with real cards what cannot be redone")
+    return op
+
+
 MODELS = (schemas.CreateGame, schemas.Command, schemas.ManualLaunch, schemas.Undo, schemas.Override,
-          schemas.Withdraw, schemas.Dispute, schemas.HerdLine, schemas.MeteorPick)
+          schemas.Withdraw, schemas.Dispute, schemas.Referral, schemas.HerdLine, schemas.MeteorPick)
 
 
 def describe() -> dict:
@@ -94,8 +105,12 @@ def describe() -> dict:
         "/api/launches/{launch_id}": {"get": _op("one launch with its audit trail", params=("launch_id",))},
         "/api/launches/{launch_id}/dispute": {"post": _op("flag the call as disputed", schemas.Dispute,
                                                           params=("launch_id",), changes=True)},
-        "/api/launches/{launch_id}/overrides": {"post": _op("overrule the call (the engine amends and replays)",
-                                                            schemas.Override, params=("launch_id",), changes=True)},
+        "/api/launches/{launch_id}/overrides": {"post": _overrule()},
+        "/api/launches/{launch_id}/confirm": {"post": _op("confirm a disputed call the game is held for",
+                                                          schemas.Referral, params=("launch_id",), changes=True)},
+        "/api/launches/{launch_id}/assign": {"post": _op("make a throw that did not count the outcome of the launch "
+                                                         "the game waits for", schemas.Referral, params=("launch_id",),
+                                                         changes=True)},
         "/api/overrides/{override_id}/withdraw": {"post": _op("withdraw an override", schemas.Withdraw,
                                                               params=("override_id",), changes=True)},
         "/api/launches/{launch_id}/snapshot.jpg": {"get": _op("the verdict's snapshot", params=("launch_id",),

@@ -31,6 +31,8 @@ class CreateGame(Body):
     dealer: Literal["seeded", "table"] = "seeded"
     seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
     autoplay: bool = Field(default=False, description="play every decision but the launches at random (demo)")
+    review_disputed: bool = Field(default=True, description="hold the game after a call the judge marked "
+                                  "disputed until a referee confirms or overrules it")
 
     @model_validator(mode="after")
     def _seats_distinct(self) -> CreateGame:
@@ -92,6 +94,8 @@ class Override(Body):
     reason: str = Field(min_length=3, max_length=500)
     who: str = Field(default="referee", min_length=1, max_length=40)
     overrules: int | None = Field(default=None, ge=1, description="id of the override this one overrules")
+    confirm: bool = Field(default=False, description="overrule a launch that is not the game's latest counted "
+                          "one (without it: 409 with a preview of what would change)")
 
     @model_validator(mode="after")
     def _something_changes(self) -> Override:
@@ -105,6 +109,12 @@ class Override(Body):
 
 class Withdraw(Body):
     reason: str = Field(min_length=3, max_length=500)
+    who: str = Field(default="referee", min_length=1, max_length=40)
+
+
+class Referral(Body):
+    """A referee's one-click action on a launch (confirm a disputed call, assign a throw to the launch)."""
+
     who: str = Field(default="referee", min_length=1, max_length=40)
 
 
@@ -138,6 +148,7 @@ class Referee(Body):
 
 class LaunchQuery(Body):
     game_id: int | None = Field(default=None, ge=1)
+    needs_review: bool = Field(default=False, description="only launches whose disputed call holds the game")
     limit: int = Field(default=200, ge=1, le=1000)
 
 

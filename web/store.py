@@ -10,6 +10,8 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -50,7 +52,10 @@ CREATE TABLE IF NOT EXISTS launches (
     clip_frames INTEGER NOT NULL DEFAULT 0,
     clip_fps REAL,
     clip_webm TEXT,
-    clip_error TEXT
+    clip_error TEXT,
+    counted INTEGER NOT NULL DEFAULT 0,
+    not_counted_reason TEXT,
+    review TEXT
 );
 CREATE TABLE IF NOT EXISTS overrides (
     id INTEGER PRIMARY KEY,
@@ -98,6 +103,12 @@ def _row(row: sqlite3.Row | None, json_fields: tuple[str, ...] = ()) -> dict[str
 
 
 LAUNCH_JSON = ("verdict", "machine_outcome")
+# columns added after the first release: (table, column, declaration), added to older databases on open
+ADDED_COLUMNS = (
+    ("launches", "counted", "INTEGER NOT NULL DEFAULT 0"),
+    ("launches", "not_counted_reason", "TEXT"),
+    ("launches", "review", "TEXT"),
+)
 OVERRIDE_JSON = ("outcome",)
 
 
@@ -113,23 +124,67 @@ class Store:
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
+            self._add_missing_columns()
         except sqlite3.Error as error:
             raise StoreError(f"cannot open the database {self.path}: {error}") from None
+        self._depth = 0  # transactions open on this connection (nested ones join the outermost)
+
+    def _add_missing_columns(self) -> None:
+        for table, column, declaration in ADDED_COLUMNS:
+            present = {row["name"] for row in self.db.execute(f"PRAGMA table_info({table})")}
+            if column not in present:
+                self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
 
     def close(self) -> None:
         with self.lock:
             self.db.close()
 
     # -- low level --------------------------------------------------------------------------
+    @contextmanager
+    def transaction(self) -> Iterator[None]:
+        """Every write inside is committed together, or (on any exception) none of them.
+
+        Holds the store's lock throughout, so other threads neither write nor read a half-made change.
+        A transaction opened inside another joins it.
+        """
+        with self.lock:
+            if self._depth:
+                self._depth += 1
+                try:
+                    yield
+                finally:
+                    self._depth -= 1
+                return
+            self._execute("BEGIN IMMEDIATE")
+            self._depth = 1
+            try:
+                yield
+            except BaseException:
+                self._depth = 0
+                self._rollback()
+                raise
+            self._depth = 0
+            try:
+                self._execute("COMMIT")
+            except StoreError:
+                self._rollback()
+                raise
+
+    def _rollback(self) -> None:
+        if self.db.in_transaction:
+            self.db.rollback()
+
+    def _execute(self, sql: str, params: tuple = ()) -> sqlite3.Cursor:
+        try:
+            return self.db.execute(sql, params)
+        except sqlite3.OperationalError as error:
+            if "disk" in str(error).lower() or "full" in str(error).lower():
+                raise StoreError(f"the disk holding {self.path} is full: nothing was recorded") from None
+            raise StoreError(f"cannot write to {self.path}: {error}") from None
+
     def _write(self, sql: str, params: tuple = ()) -> int:
         with self.lock:
-            try:
-                cursor = self.db.execute(sql, params)
-            except sqlite3.OperationalError as error:
-                if "disk" in str(error).lower() or "full" in str(error).lower():
-                    raise StoreError(f"the disk holding {self.path} is full: nothing was recorded") from None
-                raise StoreError(f"cannot write to {self.path}: {error}") from None
-            return int(cursor.lastrowid or 0)
+            return int(self._execute(sql, params).lastrowid or 0)
 
     def _all(self, sql: str, params: tuple = ()) -> list[sqlite3.Row]:
         with self.lock:
@@ -155,12 +210,18 @@ class Store:
     def set_game_status(self, game_id: int, status: str) -> None:
         self._write("UPDATE games SET status=? WHERE id=?", (status, game_id))
 
-    def append_event(self, game_id: int, kind: str, payload: dict, who: str) -> int:
-        """Write an event as 'pending' (committed) before the engine applies it."""
+    def append_event(self, game_id: int, kind: str, payload: dict, who: str, status: str = "pending") -> int:
+        """Write an event: 'pending' when the engine applies it after the commit, 'applied' inside the
+        transaction that also holds the engine's change (see `GameService.record`)."""
         return self._write(
-            "INSERT INTO events(game_id, kind, payload, who, created) VALUES (?,?,?,?,?)",
-            (game_id, kind, json.dumps(payload), who, now()),
+            "INSERT INTO events(game_id, kind, payload, who, created, status) VALUES (?,?,?,?,?,?)",
+            (game_id, kind, json.dumps(payload), who, now(), status),
         )
+
+    def launch_was_played(self, launch_id: int) -> bool:
+        """True when an applied event made this launch row the outcome of an engine launch."""
+        return self._one("SELECT 1 FROM events WHERE kind='launch' AND status='applied' "
+                         "AND json_extract(payload, '$.launch_id')=?", (launch_id,)) is not None
 
     def mark_event(self, event_id: int, status: str, error: str | None = None) -> None:
         self._write("UPDATE events SET status=?, error=? WHERE id=?", (status, error, event_id))
@@ -199,18 +260,30 @@ class Store:
             rows = self._all("SELECT * FROM launches WHERE game_id=? ORDER BY id", (game_id,))
         return [_row(r, LAUNCH_JSON) for r in rows]
 
+    def launch_links(self, game_id: int) -> list[dict]:
+        """Each launch row of a game with what links it to the engine: id, counted, engine_launch, reason."""
+        rows = self._all("SELECT id, counted, engine_launch, not_counted_reason FROM launches WHERE game_id=? "
+                         "ORDER BY id", (game_id,))
+        return [dict(r) for r in rows]
+
+    def launch_needing_review(self, game_id: int) -> dict | None:
+        """The first counted launch of a game whose disputed call waits for the referee."""
+        return _row(self._one("SELECT * FROM launches WHERE game_id=? AND counted=1 AND review='needed' "
+                              "ORDER BY id LIMIT 1", (game_id,)), LAUNCH_JSON)
+
     # -- overrides ----------------------------------------------------------------------------
     def add_override(self, launch_id: int, action: str, outcome: dict | None, reason: str, who: str,
-                     target_id: int | None = None) -> int:
-        with self.lock:
-            if target_id is not None:
+                     target_id: int | None = None, status: str | None = None) -> int:
+        """Record an override (or a withdrawal) and retire the one it replaces, in one transaction."""
+        with self.transaction():
+            if target_id is not None and status != "refused":
                 self._write("UPDATE overrides SET status=? WHERE id=?",
                             ("withdrawn" if action == "withdraw" else "overruled", target_id))
             return self._write(
                 "INSERT INTO overrides(launch_id, action, target_id, outcome, reason, who, created, status) "
                 "VALUES (?,?,?,?,?,?,?,?)",
                 (launch_id, action, target_id, json.dumps(outcome) if outcome else None, reason, who, now(),
-                 "active" if action != "withdraw" else "record"),
+                 status or ("active" if action != "withdraw" else "record")),
             )
 
     def set_override_status(self, override_id: int, status: str) -> None:
