@@ -94,12 +94,13 @@ def create_app(config: dict | None = None) -> Flask:
                   calibration=_load_calibration(config.get("CALIBRATION")))
     app.extensions["meteors"] = ctx
 
-    from web import api, pages
+    from web import api, export, pages
     from web.security import init_security
 
     init_security(app)
     app.register_blueprint(api.bp)
     app.register_blueprint(pages.bp)
+    app.register_blueprint(export.bp)
     api.register_errors(app)
 
     if config.get("DEMO_GAME") and games.active_game_id() is None:

@@ -131,7 +131,7 @@ def _require_token() -> bool:
 def events():
     query = parse_query(schemas.EventsQuery)
     hub = ctx().hub
-    q = hub.subscribe()
+    q = hub.subscribe(query.after)
 
     def stream():
         sent = 0

@@ -37,16 +37,38 @@ def calibration_info(ctx: Any) -> dict:
     if missing:
         warnings.append(f"markers not seen: {missing} — check that nothing covers them")
     live_warnings = ctx.live.status.warnings if ctx.live else []
+    herd_line = summary.get("herd_line_mm") or (list(rig.herd_line_mm) if rig.herd_line_mm else None)
     return {
+        "verdict": calibration_verdict(calibration is not None, summary, herd_line),
         "calibrated": calibration is not None,
         "expected_markers": expected,
         "figures": summary,
-        "herd_line_mm": summary.get("herd_line_mm") or (list(rig.herd_line_mm) if rig.herd_line_mm else None),
+        "herd_line_mm": herd_line,
         "herd_line_source": getattr(calibration, "herd_line_source", None),
         "meteor_rgb": summary.get("meteor_rgb") or (list(rig.meteor.rgb) if rig.meteor.rgb else None),
         "warnings": warnings + list(live_warnings),
         "camera": bool(ctx.live),
     }
+
+
+def calibration_verdict(calibrated: bool, figures: dict, herd_line: Any) -> dict:
+    """"Calibration good", or bad with every reason a call could be wrong because of it."""
+    from calibration.solve import MAX_MEDIAN_REPROJECTION_PX
+
+    reasons = []
+    if not calibrated:
+        reasons.append("not calibrated: the table and box markers must be in view")
+    missing = figures.get("markers_missing") or []
+    if calibrated and missing:
+        reasons.append(f"marker{'s' if len(missing) != 1 else ''} {', '.join(map(str, missing))} not seen")
+    median = (figures.get("quality") or {}).get("reprojection_median_px")
+    if median is not None and median > MAX_MEDIAN_REPROJECTION_PX:
+        reasons.append(f"the markers fit the rig poorly ({median:.1f} px median error, "
+                       f"at most {MAX_MEDIAN_REPROJECTION_PX:.0f} px is good)")
+    if not herd_line:
+        reasons.append("no herd line: releases cannot be judged")
+    return {"good": not reasons, "reasons": reasons,
+            "text": "calibration good" if not reasons else "calibration bad: " + "; ".join(reasons)}
 
 
 def _raw_frame(ctx: Any) -> np.ndarray:

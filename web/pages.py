@@ -11,12 +11,13 @@ import json
 from flask import Blueprint, abort, current_app, flash, redirect, render_template, request, session, url_for
 from pydantic import ValidationError
 
-from web import context, schemas
+from web import context, schemas, words
 from web.api import BadRequest, parse_body
 from web.games import GameError
 from web.security import token_matches
 
 bp = Blueprint("pages", __name__)
+bp.record_once(lambda state: words.register(state.app))
 
 
 def flash_error(message: str):
@@ -52,7 +53,19 @@ def live():
     c = context()
     judged = [row for row in c.store.launches() if row["source"] == "judge"]
     latest = c.games.launch_detail(judged[-1]["id"]) if judged else None
-    return render_template("live.html", latest=latest, status=c.live.status.as_dict() if c.live else None)
+    judge_log, last_event_id = c.hub.history("judge")
+    return render_template("live.html", latest=latest, status=c.live.status.as_dict() if c.live else None,
+                           judge_log=judge_log, last_event_id=last_event_id)
+
+
+@bp.get("/launches/<int:launch_id>/card")
+def verdict_card(launch_id: int):
+    """The verdict card alone (the Live page swaps it in when a verdict arrives)."""
+    try:
+        launch = context().games.launch_detail(launch_id)
+    except GameError:
+        abort(404)
+    return render_template("verdict_card.html", launch=launch)
 
 
 # ------------------------------------------------------------------------------- game
@@ -156,7 +169,12 @@ def scores(game_id: int):
         state = c.games.state(game_id)
     except GameError:
         abort(404)
-    return render_template("scores.html", state=state, game_id=game_id)
+    from engine.types import FOOD_POINTS
+    from web.export import score_rows
+
+    return render_template("scores.html", state=state, game_id=game_id, food_points=FOOD_POINTS,
+                           rows=score_rows(state),
+                           end_reason=words.end_reason(state["view"]) if state["over"] else None)
 
 
 # ------------------------------------------------------------------------------- launches

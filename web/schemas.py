@@ -155,6 +155,8 @@ class LaunchQuery(Body):
 class EventsQuery(Body):
     max_events: int | None = Field(default=None, ge=1, le=10000, description="close after this many (tests)")
     timeout: float = Field(default=0, ge=0, le=3600, description="close after this many seconds (0: never)")
+    after: int | None = Field(default=None, ge=0, description="first send the remembered judge events newer "
+                              "than this event id (the Live page passes the last one it rendered)")
 
 
 class StreamQuery(Body):

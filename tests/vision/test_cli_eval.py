@@ -61,3 +61,42 @@ def test_eval_table(capsys, folder):
                  "rest error median / p95", "release error median / p95", "disputed rate", "confident wrong calls"):
         assert line in out
     assert "skipped 1 file(s)" in out and "zz_malformed.json" in out
+
+
+def _run_on_a_terminal(command: list[str]) -> tuple[int, str]:
+    """Run `command` with standard error on a pseudo-terminal of 120 columns; its exit code and what it wrote."""
+    import fcntl
+    import os
+    import pty
+    import struct
+    import subprocess
+    import termios
+
+    master, slave = pty.openpty()
+    fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
+    process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave,
+                               cwd=SAMPLES.parent)
+    os.close(slave)
+    written = b""
+    while True:
+        try:
+            chunk = os.read(master, 4096)
+        except OSError:  # the terminal closed: the command has ended
+            break
+        if not chunk:
+            break
+        written += chunk
+    os.close(master)
+    return process.wait(), written.decode("utf-8", "replace")
+
+
+def test_eval_shows_a_progress_bar_on_a_terminal_only(folder):
+    import subprocess
+    import sys
+
+    code, terminal = _run_on_a_terminal([sys.executable, "-m", "cli.main", "eval", str(folder), "--limit", "1"])
+    assert code == 0, terminal
+    assert re.search(r"eval: +0%\|.*\| 0/1", terminal) and re.search(r"eval: 100%\|.*\| 1/1", terminal), terminal
+    piped = subprocess.run([sys.executable, "-m", "cli.main", "eval", str(folder), "--limit", "1"],
+                           capture_output=True, text=True, cwd=SAMPLES.parent, check=True)
+    assert "\r" not in piped.stderr and "eval:" not in piped.stderr

@@ -350,7 +350,7 @@ def test_final_scores_with_each_category(client):
     assert {p["name"] for p in scores["players"]} == {p["name"] for p in PLAYERS}
     assert scores["winner_names"]
     page = client.get(f"/game/{game_id}/scores").get_data(as_text=True)
-    for heading in ("Hatchling points", "herbivore triples", "Velociraptor majority", "Food tokens", "Total"):
+    for heading in ("Hatchling points", "herbivore triples", "Velociraptor majority", "Food at the end", "Total"):
         assert heading in page
     assert client.get("/api/games").json["games"][0]["status"] == "over"
     refused = client.post(f"/api/games/{game_id}/launch", json={"outcome": "void"})

@@ -5,11 +5,6 @@
 const CSRF = document.querySelector('meta[name="csrf-token"]').content;
 const PAGE = document.body.dataset.page;
 
-// bounce margins count bounces; the others are millimetres
-function marginText(name, value) {
-  return name === "bounces" ? `${Math.round(value)} bounce(s)` : `${value.toFixed(1)} mm`;
-}
-
 async function api(method, url, body) {
   const response = await fetch(url, {
     method,
@@ -33,11 +28,6 @@ function el(tag, attrs = {}, ...children) {
   return node;
 }
 
-function badge(o) {
-  const text = o.outcome === "dinosaur" ? `dinosaur · ${o.dinosaur}` : o.outcome;
-  return el("span", { class: `badge ${o.outcome}` }, text);
-}
-
 function toast(message, kind = "error") {
   const box = el("div", { class: `flash ${kind}` }, message);
   document.querySelector("main").prepend(box);
@@ -50,52 +40,27 @@ function on(kind, fn) { (handlers[kind] = handlers[kind] || []).push(fn); }
 
 function connect() {
   const dot = document.getElementById("conn");
-  const source = new EventSource("/api/events");
+  const after = document.body.dataset.eventsAfter;
+  const source = new EventSource(after ? `/api/events?after=${after}` : "/api/events");
   source.onopen = () => dot && dot.classList.add("ok");
   source.onerror = () => dot && dot.classList.remove("ok");
   for (const kind of ["status", "judge", "verdict", "launch", "clip", "game", "dispute", "warning"]) {
     source.addEventListener(kind, (event) => {
       const data = JSON.parse(event.data);
+      data.id = data.id ?? Number(event.lastEventId);
       for (const fn of handlers[kind] || []) fn(data);
     });
   }
 }
 
 // ---------------------------------------------------------------- verdict card (Live page)
-function verdictCard(launch) {
-  const v = launch.verdict || {};
-  const card = el("div", { class: `card verdict ${launch.disputed ? "disputed" : ""}`, id: "verdict-card", "data-launch": launch.id });
-  const head = el("div", { class: "vhead" }, el("h3", {}, `Launch #${launch.id} `, badge(launch.outcome)));
-  if (launch.overridden) head.append(el("span", { class: "badge override" }, "overruled by referee"));
-  if (launch.disputed) head.append(el("span", { class: "badge warn" }, "judge unsure"));
-  card.append(head);
-  if (launch.snapshot) card.append(el("img", { class: "snap", src: `/api/launches/${launch.id}/snapshot.jpg?${launch.id}`, alt: `snapshot of launch ${launch.id}` }));
-  if (launch.verdict) {
-    const dl = el("dl", { class: "facts" });
-    const add = (k, val) => { dl.append(el("dt", {}, k)); const dd = el("dd"); dd.append(val instanceof Node ? val : String(val)); dl.append(dd); };
-    add("Machine call", badge(launch.machine_outcome));
-    add("Rests in", v.region);
-    add("Bounces before box", `${v.bounces_before_box}${launch.bounces_needed ? ` (needs ${launch.bounces_needed})` : ""}`);
-    add("Herd line", v.herd_line_ok ? "behind the line ✔" : "over the line ✘");
-    add("Valid", (v.valid ? "yes" : "no") + (v.reasons && v.reasons.length ? ` — ${v.reasons.join("; ")}` : ""));
-    card.append(dl);
-    const margins = Object.entries(v.margins || {});
-    if (margins.length) {
-      const table = el("table", { class: "margins" }, el("tr", {}, el("th", {}, "decision"), el("th", {}, "margin"), el("th", {}, "± (1σ)")));
-      for (const [name, m] of margins) {
-        table.append(el("tr", { class: Math.abs(m.margin_mm) < 2 * m.uncertainty_mm ? "close" : "" },
-          el("td", {}, name.replaceAll("_", " ")), el("td", {}, marginText(name, m.margin_mm)), el("td", {}, marginText(name, m.uncertainty_mm))));
-      }
-      card.append(table);
-    }
-    if (v.dispute_reasons && v.dispute_reasons.length) card.append(el("p", { class: "warn" }, `Unsure: ${v.dispute_reasons.join("; ")}`));
-  } else {
-    card.append(el("p", {}, `Entered by hand (${launch.source}).`));
-  }
-  card.append(el("div", { class: "actions" },
-    el("button", { class: "dispute", "data-launch": launch.id }, "Dispute"),
-    el("a", { class: "button", href: `/launches/${launch.id}` }, "Replay & override")));
-  return card;
+// the card is rendered by the server (one template for every page); this swaps the newest one in
+async function showVerdictCard(slot, launchId) {
+  const response = await fetch(`/launches/${launchId}/card`, { credentials: "same-origin" });
+  if (!response.ok) return;
+  const holder = document.createElement("div");
+  holder.innerHTML = await response.text();
+  slot.replaceChildren(...holder.children);
 }
 
 document.addEventListener("click", async (event) => {
@@ -121,14 +86,22 @@ function livePage() {
     message.textContent = s.message + (s.reconnect_in ? ` (reconnecting in ${s.reconnect_in} s)` : "");
     message.className = s.connected ? "" : "warn";
   });
-  let firstEvent = true;
+  // the judge's events: the remembered ones came with the page, the stream sends only later ones
+  let lastShown = 0;
+  const logEvent = (e) => {
+    if (e.id && e.id <= lastShown) return;
+    lastShown = e.id || lastShown;
+    const empty = document.getElementById("judge-log-empty");
+    if (empty) empty.remove();
+    log.prepend(el("li", { "data-id": e.id || "" }, `frame ${e.frame}: ${e.kind}${e.message && e.message !== e.kind ? ` — ${e.message}` : ""}`));
+    while (log.children.length > 40) log.lastChild.remove();
+  };
+  for (const e of JSON.parse(document.getElementById("judge-history").textContent)) logEvent(e);
   on("judge", (e) => {
-    if (firstEvent) { log.replaceChildren(); firstEvent = false; }
     if (e.kind === "state") state.textContent = e.message.replaceAll("_", " ");
-    log.prepend(el("li", {}, `frame ${e.frame}: ${e.kind}${e.message && e.message !== e.kind ? ` — ${e.message}` : ""}`));
-    while (log.children.length > 8) log.lastChild.remove();
+    logEvent(e);
   });
-  const show = (launch) => { slot.replaceChildren(verdictCard(launch)); };
+  const show = (launch) => showVerdictCard(slot, launch.id);
   on("verdict", show);
   on("launch", (launch) => {
     const current = document.getElementById("verdict-card");
@@ -256,7 +229,9 @@ function calibrationPage() {
     const table = el("table", { class: "list" });
     for (const [k, v] of rows) table.append(el("tr", {}, el("th", {}, k), el("td", {}, v)));
     if (info.meteor_rgb) table.append(el("tr", {}, el("th", {}, ""), el("td", {}, el("span", { class: "swatch", style: `background: rgb(${info.meteor_rgb.join(",")})` }))));
-    figures.replaceChildren(table);
+    const verdict = info.verdict || { good: false, text: "calibration unknown" };
+    figures.replaceChildren(el("p", { id: "cal-verdict", class: verdict.good ? "verdict-good" : "verdict-bad" },
+      verdict.good ? "✔ " : "✘ ", verdict.text.charAt(0).toUpperCase() + verdict.text.slice(1)), table);
     for (const w of info.warnings || []) figures.append(el("p", { class: "warn" }, "⚠ " + w));
   };
   render(JSON.parse(document.getElementById("cal-initial").textContent));
