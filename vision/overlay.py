@@ -26,8 +26,19 @@ def _poly(image: np.ndarray, pixels: np.ndarray, colour, thickness: int = 1) -> 
         cv2.polylines(image, [points], True, colour, thickness, cv2.LINE_AA)
 
 
-def draw_overlay(frame_bgr: np.ndarray, judge_or_track, rig: Rig, calibration, verdict=None) -> np.ndarray:
-    """An annotated copy of `frame_bgr`; `judge_or_track` is a LaunchJudge or a TrackView (or None)."""
+def herd_line_ends_mm(herd_line_mm, extension_mm: float = 400.0) -> np.ndarray:
+    """The herd line's two ends on the table (2×2, mm), drawn `extension_mm` past its two measured points."""
+    a, b = np.asarray(herd_line_mm, dtype=np.float64)
+    direction = (b - a) / np.linalg.norm(b - a)
+    return np.array([a - direction * extension_mm, b + direction * extension_mm])
+
+
+def draw_overlay(frame_bgr: np.ndarray, judge_or_track, rig: Rig, calibration, verdict=None,
+                 show_state: bool = True) -> np.ndarray:
+    """An annotated copy of `frame_bgr`; `judge_or_track` is a LaunchJudge or a TrackView (or None).
+
+    `show_state` writes the judge's live state in the corner; the dashboard leaves it out (its page
+    shows the state beside the picture, and a saved clip's replay labels each frame from the verdict)."""
     image = frame_bgr.copy()
     if calibration is None:
         cv2.putText(image, "calibrating...", (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 255), 2, cv2.LINE_AA)
@@ -44,10 +55,7 @@ def draw_overlay(frame_bgr: np.ndarray, judge_or_track, rig: Rig, calibration, v
         _poly(image, pixels, WATER if region.kind == "water" else DINOSAUR, 1)
     herd = herd_line_in_use(rig, calibration)
     if herd is not None:
-        a, b = np.asarray(herd, dtype=np.float64)
-        direction = (b - a) / np.linalg.norm(b - a)
-        ends = np.array([a - direction * 400, b + direction * 400])
-        pixels = camera.project(ends)
+        pixels = camera.project(herd_line_ends_mm(herd))
         cv2.line(image, tuple(np.round(pixels[0]).astype(int)), tuple(np.round(pixels[1]).astype(int)),
                  (0, 0, 255), 2, cv2.LINE_AA)
     track = judge_or_track.current_track() if hasattr(judge_or_track, "current_track") else judge_or_track
@@ -76,7 +84,7 @@ def draw_overlay(frame_bgr: np.ndarray, judge_or_track, rig: Rig, calibration, v
             y = 28 + 26 * row
             cv2.putText(image, line, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (0, 0, 0), 4, cv2.LINE_AA)
             cv2.putText(image, line, (12, y), cv2.FONT_HERSHEY_SIMPLEX, 0.7, colour, 2, cv2.LINE_AA)
-    elif hasattr(judge_or_track, "state"):
+    elif show_state and hasattr(judge_or_track, "state"):
         cv2.putText(image, judge_or_track.state, (12, 28), cv2.FONT_HERSHEY_SIMPLEX, 0.7, (255, 255, 255), 2,
                     cv2.LINE_AA)
     return image

@@ -374,7 +374,11 @@ def snapshot(launch_id: int):
 
 @bp.get("/api/launches/<int:launch_id>/clip.json")
 def clip_info(launch_id: int):
-    launch = ctx().games.launch_detail(launch_id)
+    from web.calibrate import calibration_in_force
+    from web.replay import replay_info
+
+    c = ctx()
+    launch = c.games.launch_detail(launch_id)
     if not launch.get("clip_dir"):
         raise NotFound(f"launch {launch_id} has no saved clip (yet)")
     verdict = launch.get("verdict") or {}
@@ -385,16 +389,16 @@ def clip_info(launch_id: int):
         "release_frame": (verdict.get("release") or {}).get("frame"),
         "rest_frame": (verdict.get("rest") or {}).get("frame"),
         "bounce_frames": [b["frame"] for b in verdict.get("bounces", [])],
-        "first_frame": _clip_first_frame(launch),
+        **replay_info(launch, clip_meta(launch), calibration_in_force(c), c.rig),
     })
 
 
-def _clip_first_frame(launch: dict) -> int | None:
+def clip_meta(launch: dict) -> dict:
+    """The saved clip's own description (fps, frames, first frame, marks); empty if unreadable."""
     try:
-        meta = json.loads((ctx().data_dir / launch["clip_dir"] / "clip.json").read_text())
-        return meta.get("first_frame")
-    except (OSError, ValueError):
-        return None
+        return json.loads((ctx().data_dir / launch["clip_dir"] / "clip.json").read_text())
+    except (OSError, ValueError, TypeError):
+        return {}
 
 
 @bp.get("/api/launches/<int:launch_id>/frames/<int:number>.jpg")
@@ -416,6 +420,18 @@ def clip_webm(launch_id: int):
     except ClipError as error:
         raise BadRequest(str(error), None, 500) from None
     return send_file(path, mimetype="video/webm", download_name=f"launch_{launch_id}.webm")
+
+
+@bp.get("/api/launches/<int:launch_id>/clip.webm/progress")
+def clip_webm_progress(launch_id: int):
+    """Start making the WebM in the background (once) and say how many frames are done."""
+    from web.clips import webm_progress
+
+    c = ctx()
+    folder = c.data_dir / _launch_file(launch_id, "clip_dir")
+    launch = c.games.launch_detail(launch_id)
+    return jsonify({**webm_progress(folder, launch.get("clip_fps") or 30.0),
+                    "url": f"/api/launches/{launch_id}/clip.webm"})
 
 
 @bp.get("/files/<path:name>")

@@ -13,7 +13,7 @@ from web.games import GameError
 from web.live import calibration_summary, encode_jpeg, placeholder_jpeg
 
 
-def _calibration(ctx: Any) -> Any:
+def calibration_in_force(ctx: Any) -> Any:
     """The calibration in force: the referee's latest change, else the live judge's, else the loaded one."""
     if getattr(ctx, "calibration_from_user", False) and ctx.calibration is not None:
         return ctx.calibration
@@ -26,7 +26,7 @@ def _calibration(ctx: Any) -> Any:
 
 
 def calibration_info(ctx: Any) -> dict:
-    calibration = _calibration(ctx)
+    calibration = calibration_in_force(ctx)
     rig = ctx.rig
     summary = calibration_summary(calibration) or {}
     expected = [m.id for m in rig.table_markers] + [m.id for m in rig.box.markers]
@@ -97,7 +97,7 @@ def calibration_jpeg(ctx: Any) -> bytes:
         cv2.polylines(out, [pts], True, (0, 220, 0), 2, cv2.LINE_AA)
         cv2.putText(out, str(marker_id), tuple(int(v) for v in pts[0]), cv2.FONT_HERSHEY_SIMPLEX, 0.6,
                     (0, 220, 0), 2, cv2.LINE_AA)
-    calibration = _calibration(ctx)
+    calibration = calibration_in_force(ctx)
     if calibration is not None:
         with contextlib.suppress(Exception):  # a partial calibration object: the markers alone will do
             _draw_model(out, calibration, rig, set(found))
@@ -140,8 +140,8 @@ def solve(ctx: Any) -> dict:
 
     frame = _raw_frame(ctx)
     try:
-        calibration = calibrate_frame(frame, ctx.rig, previous=_calibration(ctx)
-                                      if hasattr(_calibration(ctx), "quality") else None)
+        calibration = calibrate_frame(frame, ctx.rig, previous=calibration_in_force(ctx)
+                                      if hasattr(calibration_in_force(ctx), "quality") else None)
     except CalibrationError as error:
         raise GameError(f"calibration failed: {error}", None, 422) from None
     ctx.calibration = calibration
@@ -153,7 +153,7 @@ def solve(ctx: Any) -> dict:
 
 
 def set_herd_line(ctx: Any, points_px: list[tuple[float, float]]) -> dict:
-    calibration = _calibration(ctx)
+    calibration = calibration_in_force(ctx)
     if calibration is None:
         raise GameError("calibrate first: the herd line is set in table millimetres", "points_px", 409)
     ground = calibration.camera.pixel_to_plane(np.asarray(points_px, float), 0.0)[:, :2]
@@ -189,7 +189,7 @@ def learn_meteor_colour(ctx: Any, x: float, y: float) -> dict:
     meteor = ctx.rig.meteor.model_copy(update={"rgb": rgb})
     ctx.rig = ctx.rig.model_copy(update={"meteor": meteor})
     ctx.games.rig = ctx.rig
-    calibration = _calibration(ctx)
+    calibration = calibration_in_force(ctx)
     if calibration is not None and hasattr(calibration, "model_copy"):
         calibration = calibration.model_copy(update={"meteor_rgb": rgb})
         ctx.calibration = calibration

@@ -52,6 +52,7 @@ class PendingClip:
     start: int
     end: int
     generation: int
+    marks: dict | None = None  # the judge's marks in pixels (see `web.replay.marks_px`)
 
 
 @dataclass
@@ -294,7 +295,7 @@ class LiveRunner:
         except ImportError:
             return fallback_overlay(frame, self.judge, verdict)
         drawn = draw_overlay(frame.copy(), self.judge, self.rig, getattr(self.judge, "calibration", None),
-                             verdict=verdict)
+                             verdict=verdict, show_state=False)
         return drawn if drawn is not None else frame
 
     def _finish_judge(self, fps: float) -> None:
@@ -338,7 +339,17 @@ class LiveRunner:
         rest = (data.get("rest") or {}).get("frame")
         start = (release if release is not None else data.get("start_frame", 0)) - int(round(fps))
         end = (rest if rest is not None else data.get("verdict_frame", 0)) + int(round(fps))
-        self._pending.append(PendingClip(launch_id, max(0, start), end, self._generation))
+        self._pending.append(PendingClip(launch_id, max(0, start), end, self._generation, self._marks(data)))
+
+    def _marks(self, verdict: dict) -> dict | None:
+        """The verdict's marks in pixels, with the calibration the judge used (kept with the clip)."""
+        from web.replay import marks_px
+
+        try:
+            return marks_px(verdict, getattr(self.judge, "calibration", None) or self.calibration, self.rig)
+        except Exception:  # a partial calibration: the replay goes without marks
+            log.exception("projecting the verdict's marks failed")
+            return None
 
     def _flush_clips(self, index: int | None, fps: float) -> None:
         """Save every pending clip whose last frame has arrived (all of them when `index` is None)."""
@@ -362,7 +373,8 @@ class LiveRunner:
             for number, (_, jpeg) in enumerate(frames):
                 (folder / f"{number:05d}.jpg").write_bytes(jpeg)
             (folder / "clip.json").write_text(json.dumps({
-                "fps": fps, "frames": len(frames), "first_frame": frames[0][0] if frames else None}))
+                "fps": fps, "frames": len(frames), "first_frame": frames[0][0] if frames else None,
+                "marks": clip.marks}))
         except OSError as error_:
             error = f"cannot save the clip in {folder}: {error_.strerror or error_}"
             log.error(error)

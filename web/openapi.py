@@ -120,10 +120,14 @@ def describe() -> dict:
                                                               params=("override_id",), changes=True)},
         "/api/launches/{launch_id}/snapshot.jpg": {"get": _op("the verdict's snapshot", params=("launch_id",),
                                                               content="image/jpeg")},
-        "/api/launches/{launch_id}/clip.json": {"get": _op("the saved clip's frames, fps and key frames",
-                                                           params=("launch_id",))},
+        "/api/launches/{launch_id}/clip.json": {"get": _op(
+            "the saved clip's frames and fps, its key frames (hold, release, bounces, box entry, rest) and the "
+            "judge's marks in pixels", params=("launch_id",))},
         "/api/launches/{launch_id}/frames/{n}.jpg": {"get": _op("one frame of the saved clip",
                                                                 params=("launch_id", "n"), content="image/jpeg")},
+        "/api/launches/{launch_id}/clip.webm/progress": {"get": _op(
+            "make the WebM in the background (once): state making / ready / error, frames done and in all",
+            params=("launch_id",))},
         "/api/launches/{launch_id}/clip.webm": {"get": _op("the saved clip as VP8 WebM", params=("launch_id",),
                                                            content="video/webm")},
     }

@@ -196,7 +196,30 @@ def launch_page(launch_id: int):
         abort(404)
     audit = c.store.audit_trail(launch_id=launch_id)
     return render_template("launch.html", launch=launch, audit=audit, regions=c.games.region_names(),
-                           dinosaurs=_dinosaurs())
+                           dinosaurs=_dinosaurs(), replay=_replay(launch), mode=_launch_mode(launch))
+
+
+def _replay(launch: dict) -> dict | None:
+    """The replay's key frames and marks (None without a saved clip)."""
+    from web.api import clip_meta
+    from web.calibrate import calibration_in_force
+    from web.replay import replay_info
+
+    if not launch.get("clip_dir"):
+        return None
+    c = context()
+    return replay_info(launch, clip_meta(launch), calibration_in_force(c), c.rig)
+
+
+def _launch_mode(launch: dict) -> dict | None:
+    """The launch mode the game gave this launch (card, difficulty, bounces needed), from the engine's log."""
+    from web import engine_adapter as engine
+
+    if launch.get("game_id") is None or launch.get("engine_launch") is None:
+        return None
+    records = engine.launch_records(context().games.engine_game(launch["game_id"]))
+    record = next((r for r in records if r["index"] == launch["engine_launch"]), None)
+    return (record or {}).get("mode")
 
 
 @bp.post("/launches/<int:launch_id>/override")

@@ -134,8 +134,10 @@ def test_verdict_dispute_overrule_and_amended_game(served, browser):
     _shot(page, "live")
     # the judge's events, newest on top, unnumbered (a numbered list read 1 for the latest event)
     assert page.locator("ul#judge-log").count() == 1
-    logged = [int(re.match(r"frame (\d+)", text).group(1)) for text in page.locator("#judge-log li").all_inner_texts()]
-    assert len(logged) >= 2 and logged == sorted(logged, reverse=True)
+    # (served with the page, so it holds the launch's events however late the page was opened)
+    logged = [int(li.get_attribute("data-id")) for li in page.locator("#judge-log li").all()]
+    assert len(logged) >= 2 and logged == sorted(logged, reverse=True) and len(set(logged)) == len(logged)
+    assert any(re.match(r"frame \d+: verdict", text) for text in page.locator("#judge-log li").all_inner_texts())
 
     before = _get(f"{url}/api/games/{game_id}")
     record = next(r for r in before["engine_launches"] if r["index"] == launch["engine_launch"])
@@ -199,7 +201,113 @@ def test_verdict_dispute_overrule_and_amended_game(served, browser):
             page.mouse.click(box["x"] + box["width"] * 0.28, box["y"] + box["height"] * 0.85)
             page.wait_for_selector("text=herd line set")
             assert "from user" in page.inner_text("#cal-figures")
+            assert page.inner_text("#cal-verdict").endswith("Calibration good")
             page.wait_for_timeout(300)
         _shot(page, name)
     page.close()
 
+
+
+def _pixel(page, selector: str, x: float, y: float) -> list[int]:
+    return page.evaluate("([s, x, y]) => Array.from(document.querySelector(s).getContext('2d')"
+                         ".getImageData(Math.round(x), Math.round(y), 1, 1).data.slice(0, 3))", [selector, x, y])
+
+
+def _magenta(rgb: list[int]) -> bool:
+    r, g, b = rgb
+    return r > 200 and b > 200 and g < 140
+
+
+def test_replay_key_frames_bounce_marks_and_release_inset(served, browser):
+    from web.words import herd_line_words
+
+    url, game_id = served["url"], served["game"]
+    launches = _wait_for(lambda: [launch for launch in _get(f"{url}/api/launches?game_id={game_id}")["launches"]
+                                  if launch["clip_dir"]], 60)
+    launch = launches[0]
+    info = _get(f"{url}/api/launches/{launch['id']}/clip.json")
+    verdict = launch["verdict"]
+    page = browser.new_page(viewport={"width": 1366, "height": 1000})
+    page.set_default_timeout(30_000)
+    page.goto(f"{url}/launches/{launch['id']}")
+
+    # the strip: hold, release, each bounce, box entry, rest, in order, each a jump button
+    keys = page.locator("#keyframes button.key")
+    names = [button.get_attribute("data-name") for button in keys.all()]
+    assert names[:2] == ["hold", "release"] and names[-1] == "rest"
+    assert names.count("bounce") == len(verdict["bounces"]) >= 1
+    assert ("box" in names) == (verdict["entered_box_frame"] is not None)
+    indices = [int(button.get_attribute("data-index")) for button in keys.all()]
+    assert indices == sorted(indices)
+    assert launch["launcher_name"] in page.inner_text("#launch-who")
+    assert "before the box" in page.inner_text("#launch-who")
+
+    # the label names the moment from the verdict: "release" on the release frame, never the live "in_hand"
+    for name, words in (("release", "release"), ("rest", "at rest"), ("hold", "held")):
+        index = indices[names.index(name)]
+        page.click(f'#keyframes button.key[data-name="{name}"]')
+        page.wait_for_selector(f'#replay[data-frame="{index}"]')
+        assert page.inner_text("#state-label").lower() == words
+    page.click('#keyframes button.key[data-name="release"]')
+    page.click("#next")
+    page.wait_for_selector(f'#replay[data-frame="{indices[1] + 1}"]')
+    assert page.inner_text("#state-label").lower() == "in flight"
+    _shot(page, "launch_replay")
+
+    # a bounce's mark appears on its own frame (as it happens), not before
+    bounce = info["marks"]["bounces"][0]
+    at = bounce["frame"] - info["first_frame"]
+    ring = (bounce["px"][0] + 12, bounce["px"][1])
+    page.click('#keyframes button.key[data-name="bounce"] >> nth=0')
+    page.wait_for_selector(f'#replay[data-frame="{at}"]')
+    assert _magenta(_pixel(page, "#replay", *ring))
+    page.click("#prev")
+    page.wait_for_selector(f'#replay[data-frame="{at - 1}"]')
+    assert not _magenta(_pixel(page, "#replay", *ring))
+
+    # the zoom on the release: the herd line's signed distance in words, the ground point drawn where it is
+    page.wait_for_selector('#inset[data-drawn="1"]')
+    signed = verdict["release"]["herd_line_signed_mm"]
+    assert page.inner_text("#release-words") == herd_line_words(signed)
+    assert re.fullmatch(r"\d+ mm (over|behind) the line", page.inner_text("#release-words"))
+    crop = {key: float(page.get_attribute("#inset", f"data-{key}")) for key in ("sx", "sy", "zoom")}
+    inset = page.evaluate("[document.querySelector('#inset').width, document.querySelector('#inset').height]")
+    release = info["marks"]["release"]
+    for point, colour in ((release["ground"], "cyan"), (release["line_foot"], "red"), (release["meteor"], "white")):
+        x, y = (point[0] - crop["sx"]) * crop["zoom"], (point[1] - crop["sy"]) * crop["zoom"]
+        assert 0 <= x < inset[0] and 0 <= y < inset[1]  # the meteor and both ends of the distance are in the zoom
+        r, g, b = _pixel(page, "#inset", x, y)
+        expected = {"cyan": r < 90 and g > 170 and b > 200, "red": r > 200 and g < 120, "white": min(r, g, b) > 200}
+        assert expected[colour], (colour, r, g, b)
+    page.locator("#release-inset").screenshot(path=str(ARTIFACTS / "launch_release_inset.png"))
+
+    # download WebM: the page says how far it has got, then the file arrives
+    with page.expect_download(timeout=120_000) as download:
+        page.click("#webm")
+    page.wait_for_selector("#webm-ready")
+    assert Path(download.value.path()).read_bytes()[:4] == b"\x1a\x45\xdf\xa3"  # EBML: a WebM
+    page.close()
+
+
+def test_digital_deck_hands_stay_hidden_until_revealed(served, browser):
+    request = urllib.request.Request(f"{served['url']}/api/games", method="POST", headers={
+        "Content-Type": "application/json"}, data=json.dumps({"name": "Hidden hands", "players": [
+            {"name": "Ada"}, {"name": "Ben"}], "seed": 3}).encode())
+    with urllib.request.urlopen(request, timeout=10) as response:
+        created = json.loads(response.read())
+    first = created["state"]["pending"][0]
+    page = browser.new_page(viewport={"width": 1366, "height": 900})
+    page.set_default_timeout(30_000)
+    page.goto(f"{served['url']}/game/{created['id']}")
+    hand = page.locator('details.hand[data-seat="0"]')
+    cards = hand.locator("button.opt")
+    assert cards.count() == len(first["labels"]) == 4
+    assert not any(button.is_visible() for button in cards.all())  # nobody else sees Ada's cards
+    assert "Ada's hand is hidden" in hand.locator("summary").inner_text()
+    _shot(page, "game_hands_hidden")
+    hand.locator("summary").click()
+    cards.first.wait_for(state="visible")
+    assert [button.inner_text() for button in cards.all()] == first["labels"]
+    assert not page.locator('details.hand[data-seat="1"] button.opt').first.is_visible()  # Ben's stays hidden
+    _shot(page, "game_hand_revealed")
+    page.close()

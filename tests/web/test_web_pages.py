@@ -131,3 +131,36 @@ def test_calibration_page_gives_a_plain_verdict(client):
     bad = calibration_verdict(True, {"markers_missing": [7], "quality": {"reprojection_median_px": 4.2}}, None)
     assert bad["text"] == ("calibration bad: marker 7 not seen; the markers fit the rig poorly (4.2 px median "
                            "error, at most 3 px is good); no herd line: releases cannot be judged")
+
+
+def test_webm_is_made_in_the_background_and_says_how_far_it_has_got(app, client, data_dir):
+    import time
+
+    import cv2
+    import numpy as np
+
+    launch_id = _judged(app, 40.0, 1)
+    folder = data_dir / "clips" / "launch_test"
+    folder.mkdir(parents=True)
+    for number in range(40):
+        frame = np.full((240, 320, 3), 6 * number, np.uint8)
+        cv2.imwrite(str(folder / f"{number:05d}.jpg"), frame)
+    context(app).store.update_launch(launch_id, clip_dir="clips/launch_test", clip_frames=40, clip_fps=30.0)
+
+    seen = []
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        job = client.get(f"/api/launches/{launch_id}/clip.webm/progress").json
+        seen.append(job)
+        assert job["total"] == 40 and job["error"] is None and 0 <= job["done"] <= 40
+        if job["state"] == "ready":
+            break
+        assert job["state"] == "making"
+        time.sleep(0.05)
+    assert seen[-1] == {"state": "ready", "done": 40, "total": 40, "error": None,
+                        "url": f"/api/launches/{launch_id}/clip.webm"}
+    done = [job["done"] for job in seen]
+    assert done == sorted(done)  # it only goes forward
+    assert (folder / "clip.webm").read_bytes()[:4] == b"\x1a\x45\xdf\xa3"
+    assert client.get(f"/api/launches/{launch_id}/clip.webm").status_code == 200
+    assert client.get("/api/launches/999/clip.webm/progress").status_code == 404

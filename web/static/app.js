@@ -113,7 +113,7 @@ function livePage() {
     if (!g.view) return;
     const v = g.view;
     summary.replaceChildren(el("h3", {}, `Game #${g.game_id} · era ${v.era}, turn ${v.turn} · ${v.phase.replaceAll("_", " ")}`));
-    if (v.launch) summary.append(el("p", {}, `Launching: ${v.launch.launcher_name} — ${v.launch.dinosaur || "no card"} (${v.launch.difficulty}), needs ${v.launch.min_bounces} bounce(s), ocean level ${v.launch.ocean_level ?? "?"}`));
+    if (v.launch) summary.append(el("p", {}, `Launching: ${v.launch.launcher_name} — ${v.launch.dinosaur || "no card"} (${v.launch.difficulty}), needs ${v.launch.min_bounces} table bounce${v.launch.min_bounces === 1 ? "" : "s"}, ocean level ${v.launch.ocean_level ?? "?"}`));
     const list = el("ul", { class: "foodlist" });
     for (const p of v.players) list.append(el("li", {}, `${p.name}: ${p.food} food, ${p.hatchling_count} hatchlings`));
     summary.append(list);
@@ -142,7 +142,117 @@ function gamePage() {
 }
 
 // ---------------------------------------------------------------- replay player
+// the moment a clip frame shows, named from the verdict's key frames (not the judge's live state)
+function momentOf(keys, index) {
+  const at = keys.find((k) => k.clip_index === index);
+  if (at) return at.label;
+  const before = keys.filter((k) => k.clip_index < index);
+  const last = before[before.length - 1];
+  if (!last) return keys.length ? "held" : "";
+  return { hold: "held", release: "in flight", bounce: "in flight", box: "in the box", rest: "at rest" }[last.name];
+}
+
+function drawCross(ctx, [x, y], size, colour) {
+  ctx.strokeStyle = colour; ctx.lineWidth = 3;
+  ctx.beginPath(); ctx.moveTo(x - size, y); ctx.lineTo(x + size, y); ctx.moveTo(x, y - size); ctx.lineTo(x, y + size); ctx.stroke();
+}
+
+// the judge's marks over frame `index`: each appears at its own frame and stays
+function drawMarks(ctx, info, index) {
+  const marks = info.marks;
+  if (!marks) return;
+  const judged = info.first_frame + index;
+  const release = info.key_frames.find((k) => k.name === "release");
+  if (marks.release && release && judged >= release.frame) {
+    ctx.setLineDash([6, 4]); ctx.strokeStyle = "#00e5ff"; ctx.lineWidth = 2;
+    ctx.beginPath(); ctx.moveTo(...marks.release.meteor); ctx.lineTo(...marks.release.ground); ctx.stroke(); ctx.setLineDash([]);
+    drawCross(ctx, marks.release.meteor, 10, "#ffffff");
+    ctx.fillStyle = "#00e5ff"; ctx.beginPath(); ctx.arc(...marks.release.ground, 5, 0, 2 * Math.PI); ctx.fill();
+  }
+  marks.bounces.forEach((b, i) => {
+    if (judged < b.frame) return;
+    ctx.strokeStyle = "#ff40ff"; ctx.lineWidth = 3;
+    ctx.beginPath(); ctx.arc(...b.px, 12, 0, 2 * Math.PI); ctx.stroke();
+    ctx.font = "bold 18px sans-serif"; ctx.fillStyle = "#ff40ff"; ctx.fillText(String(i + 1), b.px[0] + 14, b.px[1] - 10);
+  });
+  const rest = info.key_frames.find((k) => k.name === "rest");
+  if (marks.rest && rest && judged >= rest.frame) {
+    const [x, y] = marks.rest;
+    ctx.strokeStyle = "#4caf50"; ctx.lineWidth = 3;
+    ctx.beginPath(); ctx.moveTo(x - 9, y - 9); ctx.lineTo(x + 9, y + 9); ctx.moveTo(x + 9, y - 9); ctx.lineTo(x - 9, y + 9); ctx.stroke();
+  }
+}
+
+// the release, zoomed on the ground point and the nearest point of the herd line: the signed distance between them
+function drawInset(inset, image, info) {
+  const ctx = inset.getContext("2d");
+  const marks = info.marks || {};
+  const release = marks.release;
+  const ground = release ? release.ground : [image.naturalWidth / 2, image.naturalHeight / 2];
+  const foot = release && release.line_foot ? release.line_foot : ground;
+  // the smallest zoom (at most 4×) holding the meteor, the ground point and the line's nearest point
+  const points = release ? [release.meteor, ground, foot] : [ground];
+  const xs = points.map((p) => p[0]), ys = points.map((p) => p[1]);
+  const aspect = inset.height / inset.width;
+  const span = Math.max(Math.max(...xs) - Math.min(...xs), (Math.max(...ys) - Math.min(...ys)) / aspect);
+  const w = Math.min(image.naturalWidth, Math.max(inset.width / 4, span / 0.7)), h = w * aspect;
+  const zoom = inset.width / w;
+  const cx = (Math.max(...xs) + Math.min(...xs)) / 2, cy = (Math.max(...ys) + Math.min(...ys)) / 2;
+  const sx = Math.max(0, Math.min(image.naturalWidth - w, cx - w / 2));
+  const sy = Math.max(0, Math.min(image.naturalHeight - h, cy - h / 2));
+  ctx.drawImage(image, sx, sy, w, h, 0, 0, inset.width, inset.height);
+  const at = ([x, y]) => [(x - sx) * zoom, (y - sy) * zoom];
+  if (release) {  // the signed distance (yellow), under the herd line
+    ctx.setLineDash([6, 4]); ctx.lineWidth = 2; ctx.strokeStyle = "#ffeb3b";
+    ctx.beginPath(); ctx.moveTo(...at(ground)); ctx.lineTo(...at(foot)); ctx.stroke(); ctx.setLineDash([]);
+  }
+  if (marks.herd_line) {
+    ctx.strokeStyle = "#ff3030"; ctx.lineWidth = 3;
+    ctx.beginPath(); ctx.moveTo(...at(marks.herd_line[0])); ctx.lineTo(...at(marks.herd_line[1])); ctx.stroke();
+  }
+  if (release) {
+    ctx.setLineDash([6, 4]); ctx.lineWidth = 2; ctx.strokeStyle = "#00e5ff";
+    ctx.beginPath(); ctx.moveTo(...at(release.meteor)); ctx.lineTo(...at(ground)); ctx.stroke(); ctx.setLineDash([]);
+    drawCross(ctx, at(release.meteor), 12, "#ffffff");
+    ctx.fillStyle = "#00e5ff"; ctx.beginPath(); ctx.arc(...at(ground), 6, 0, 2 * Math.PI); ctx.fill();
+  }
+  const words = document.getElementById("release-words").textContent.trim();
+  ctx.font = "bold 18px sans-serif"; ctx.lineWidth = 4; ctx.strokeStyle = "#000"; ctx.fillStyle = "#ffeb3b";
+  ctx.strokeText(words, 10, inset.height - 12); ctx.fillText(words, 10, inset.height - 12);
+  Object.assign(inset.dataset, { sx, sy, zoom, drawn: "1" });
+}
+
+// "download WebM": the server makes it in the background; the page shows how far it has got
+function webmButton() {
+  const link = document.getElementById("webm");
+  const status = document.getElementById("webm-progress");
+  if (!link) return;
+  link.addEventListener("click", async (event) => {
+    event.preventDefault();
+    if (link.dataset.busy) return;
+    link.dataset.busy = "1";
+    const bar = el("progress", { max: 1, value: 0 });
+    const text = el("span", {}, " making the WebM…");
+    status.replaceChildren(bar, text);
+    try {
+      for (;;) {
+        const job = await (await fetch(link.dataset.progress, { credentials: "same-origin" })).json();
+        if (job.state === "error" || job.error) throw new Error(job.error || "the WebM could not be made");
+        bar.max = Math.max(1, job.total); bar.value = job.done;
+        text.textContent = ` making the WebM: ${job.done} of ${job.total} frames`;
+        if (job.state === "ready") break;
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      const ready = el("a", { href: link.href, id: "webm-ready", download: `launch_${link.dataset.launch}.webm` }, "WebM ready: save it again");
+      status.replaceChildren(ready);
+      ready.click();  // a download, the page stays
+    } catch (error) { status.textContent = ""; toast(error.message); }
+    delete link.dataset.busy;
+  });
+}
+
 async function launchPage() {
+  webmButton();
   const player = document.getElementById("player");
   if (!player) return;
   const id = player.dataset.launch;
@@ -151,13 +261,14 @@ async function launchPage() {
   const ctx = canvas.getContext("2d");
   const seek = document.getElementById("seek");
   const label = document.getElementById("frame-no");
+  const stateLabel = document.getElementById("state-label");
   const playButton = document.getElementById("play");
   const speed = document.getElementById("speed");
+  const keys = info.key_frames || [];
   const images = [];
   let frame = 0, playing = false, timer = null;
   seek.max = info.frames - 1;
   const first = info.first_frame ?? 0;
-  const marks = { release: info.release_frame, rest: info.rest_frame, bounces: info.bounce_frames || [] };
 
   function load(n) {
     if (!images[n]) { images[n] = new Image(); images[n].src = info.frame_url.replace("{n}", n); }
@@ -165,22 +276,25 @@ async function launchPage() {
   }
   function draw() {
     const image = load(frame);
+    const shown = frame;
     const paint = () => {
+      if (shown !== frame) return;
       if (canvas.width !== image.naturalWidth && image.naturalWidth) { canvas.width = image.naturalWidth; canvas.height = image.naturalHeight; }
       ctx.drawImage(image, 0, 0, canvas.width, canvas.height);
-      const judged = first + frame;
-      let tag = "";
-      if (judged === marks.release) tag = "▲ release";
-      if (marks.bounces.includes(judged)) tag = "● bounce";
-      if (judged === marks.rest) tag = "■ rest";
-      if (tag) { ctx.font = "bold 28px sans-serif"; ctx.fillStyle = "#ffeb3b"; ctx.fillText(tag, 20, canvas.height - 24); }
+      drawMarks(ctx, info, frame);
+      canvas.dataset.frame = String(frame);
     };
-    if (image.complete) paint(); else image.onload = paint;
+    if (image.complete && image.naturalWidth) paint(); else image.onload = paint;
     seek.value = frame;
+    const moment = momentOf(keys, frame);
+    stateLabel.textContent = moment;
+    stateLabel.dataset.moment = moment;
     label.textContent = `frame ${frame + 1}/${info.frames} (judge frame ${first + frame})`;
+    for (const button of document.querySelectorAll("#keyframes button.key")) button.classList.toggle("on", Number(button.dataset.index) === frame);
     for (let k = 1; k <= 6; k++) if (frame + k < info.frames) load(frame + k);
   }
-  function step(delta) { frame = Math.max(0, Math.min(info.frames - 1, frame + delta)); draw(); }
+  function go(n) { frame = Math.max(0, Math.min(info.frames - 1, n)); draw(); }
+  function step(delta) { go(frame + delta); }
   function tick() {
     if (!playing) return;
     if (frame >= info.frames - 1) { pause(); return; }
@@ -192,21 +306,30 @@ async function launchPage() {
   playButton.onclick = () => (playing ? pause() : play());
   document.getElementById("prev").onclick = () => { pause(); step(-1); };
   document.getElementById("next").onclick = () => { pause(); step(1); };
-  seek.oninput = () => { pause(); frame = parseInt(seek.value, 10); draw(); };
+  seek.oninput = () => { pause(); go(parseInt(seek.value, 10)); };
+  for (const button of document.querySelectorAll("#keyframes button.key")) {
+    button.onclick = () => { pause(); go(Number(button.dataset.index)); };
+  }
   document.addEventListener("keydown", (e) => {
     if (["INPUT", "SELECT", "TEXTAREA"].includes(e.target.tagName)) return;
     if (e.key === "ArrowLeft") { pause(); step(-1); }
     if (e.key === "ArrowRight") { pause(); step(1); }
     if (e.key === " ") { e.preventDefault(); playing ? pause() : play(); }
   });
-  // marks on the slider
-  const wrap = seek.parentElement;
+  // key frames marked on the slider
   const list = el("datalist", { id: "marks" });
-  for (const f of [marks.release, ...marks.bounces, marks.rest]) if (f != null) list.append(el("option", { value: f - first }));
-  wrap.append(list); seek.setAttribute("list", "marks");
-  // start near the release
-  frame = marks.release != null ? Math.max(0, Math.min(info.frames - 1, marks.release - first)) : 0;
-  draw();
+  for (const k of keys) list.append(el("option", { value: k.clip_index, label: k.label }));
+  seek.parentElement.append(list); seek.setAttribute("list", "marks");
+  // the zoom on the release
+  const inset = document.getElementById("inset");
+  const release = keys.find((k) => k.name === "release");
+  if (inset && release) {
+    const image = load(release.clip_index);
+    if (image.complete && image.naturalWidth) drawInset(inset, image, info);
+    else image.addEventListener("load", () => drawInset(inset, image, info), { once: true });
+  }
+  // start at the release
+  go(release ? release.clip_index : 0);
 }
 
 // ---------------------------------------------------------------- calibration
