@@ -266,17 +266,22 @@ class GameService:
                             "launch_id", 409, {"held_by": held["id"]})
 
     def not_counting_reason(self, game_id: int | None) -> str | None:
-        """Why a throw judged now would not count (None when it would)."""
+        """Why a throw judged now would not count, in plain words (None when it would)."""
         if game_id is None:
             return NO_GAME
-        held = self.held_by(game_id)
-        if held is not None:
-            return f"judged while the game waited for the referee to review launch #{held['id']}"
-        if self.waiting_for_launch(game_id):
-            return None
         if engine.is_over(self.engine_game(game_id)):
             return "judged after the game ended"
-        return f"judged while the game waited for {engine.waiting_for(self.engine_game(game_id))}"
+        waiting = self._waiting_instead(game_id)
+        return f"judged while the game waited for {waiting}" if waiting else None
+
+    def _waiting_instead(self, game_id: int) -> str | None:
+        """What the game waits for when it is not a launch ("Ben's ocean level"), else None."""
+        held = self.held_by(game_id)
+        if held is not None:
+            return f"the referee to review launch #{held['id']}"
+        if self.waiting_for_launch(game_id):
+            return None
+        return engine.waiting_for(self.engine_game(game_id))
 
     def record_launch(self, outcome: str, dinosaur: str | None, source: str, who: str,
                       verdict: dict | None = None, snapshot: str | None = None,
@@ -295,8 +300,9 @@ class GameService:
             reason = self.not_counting_reason(game_id)
             if reason is not None:
                 if source == "manual":
-                    raise GameError(f"the game is not waiting for a launch: {reason.removeprefix('judged ')}",
-                                    "outcome", 409)
+                    waiting = self._waiting_instead(game_id)
+                    raise GameError("the game is not waiting for a launch: " + (
+                        f"it waits for {waiting}" if waiting else "the game is over"), "outcome", 409)
                 launch_id = self.store.add_launch(game_id=game_id, counted=0, not_counted_reason=reason, **fields)
                 self.store.audit(who, "launch not applied (game not waiting for one)", {**machine, "reason": reason},
                                  game_id=game_id, launch_id=launch_id)
@@ -336,8 +342,7 @@ class GameService:
                                 f"({launch['not_counted_reason']}); record the launch again instead", "launch_id", 409)
             reason = self.not_counting_reason(game_id)
             if reason is not None:
-                raise GameError(f"the game is not waiting for a launch ({reason.removeprefix('judged ')})",
-                                "launch_id", 409)
+                raise GameError(f"the game is not waiting for a launch now ({reason})", "launch_id", 409)
             self.store.update_launch(launch_id, game_id=game_id, not_counted_reason=None)
             self._play_launch(game_id, loaded, launch_id, launch["outcome"], who)
             self.store.audit(who, "assign launch", launch["outcome"], game_id=game_id, launch_id=launch_id)

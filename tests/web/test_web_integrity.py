@@ -5,7 +5,7 @@ after a preview, and a disputed machine call holds the game until a referee revi
 from __future__ import annotations
 
 import pytest
-from web_helpers import new_game, state
+from web_helpers import assert_counted_rows_equal_engine, new_game, state
 
 from web import context
 from web.store import StoreError
@@ -25,17 +25,7 @@ def overrule(client, launch_id: int, **body):
 
 
 def assert_rows_equal_engine(app, client, game_id: int) -> None:
-    """Every counted row holds its own engine launch, with the engine's verdict; no launch has two rows."""
-    data = state(client, game_id)
-    records = {r["index"]: r for r in data["engine_launches"]}
-    counted = [row for row in data["launches"] if row["counted"]]
-    slots = [row["engine_launch"] for row in counted]
-    assert len(slots) == len(set(slots)), f"an engine launch claimed by two rows: {slots}"
-    for row in counted:
-        record = records[row["engine_launch"]]
-        assert (record["outcome"], record["dinosaur"]) == (row["outcome"]["outcome"], row["outcome"]["dinosaur"])
-    for row in data["launches"]:
-        assert row["counted"] or row["not_counted_reason"], row
+    assert_counted_rows_equal_engine(state(client, game_id))
 
 
 def test_an_overrule_never_changes_the_wrong_launch(app, client):

@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+import json
+import os
 import re
+import signal
+import subprocess
+import sys
+import time
+import urllib.error
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
 
 PLAYERS = [{"name": "Carlo"}, {"name": "Gianna"}, {"name": "Marco"}]
 
@@ -40,3 +51,54 @@ def play_to_the_end(client, game_id: int, outcomes: tuple[str, ...] = ("void", "
         response = client.post(f"/api/games/{game_id}/launch", json={"outcome": outcome})
         assert response.status_code == 201, response.json
     raise AssertionError("the game did not end")
+
+
+def start_server(data: Path, *extra: str, timeout_s: float = 60.0) -> tuple[subprocess.Popen, str]:
+    """A real `meteors-judge serve` process on a free loopback port; returns it and its address."""
+    command = [sys.executable, "-m", "cli.main", "serve", "--port", "0", "--data", str(data), *extra]
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                               start_new_session=True)
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        line = process.stdout.readline()
+        if not line and process.poll() is not None:
+            break
+        match = re.search(r"dashboard: (http://\S+)", line)
+        if match:
+            return process, match.group(1).rstrip("/")
+    process.kill()
+    raise AssertionError(f"serve did not start: {process.stderr.read()}")
+
+
+def stop_server(process: subprocess.Popen) -> None:
+    os.killpg(process.pid, signal.SIGINT)
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.wait(5)
+
+
+def call(url: str, method: str = "GET", body: dict | None = None, timeout_s: float = 30.0) -> tuple[int, dict]:
+    """One JSON request to a served dashboard: (status, body); HTTP errors are answers too."""
+    data = json.dumps(body).encode() if body is not None else None
+    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    try:
+        with urllib.request.urlopen(request, timeout=timeout_s) as response:
+            return response.status, json.loads(response.read())
+    except urllib.error.HTTPError as error:
+        return error.code, json.loads(error.read() or b"{}")
+
+
+def assert_counted_rows_equal_engine(data: dict) -> None:
+    """In a game's state: every counted row holds its own engine launch with the engine's verdict, no engine
+    launch has two counted rows, and every row that does not count says why."""
+    records = {r["index"]: r for r in data["engine_launches"]}
+    counted = [row for row in data["launches"] if row["counted"]]
+    slots = [row["engine_launch"] for row in counted]
+    assert len(slots) == len(set(slots)), f"an engine launch claimed by two rows: {slots}"
+    for row in counted:
+        record = records[row["engine_launch"]]
+        assert (record["outcome"], record["dinosaur"]) == (row["outcome"]["outcome"], row["outcome"]["dinosaur"])
+    for row in data["launches"]:
+        assert row["counted"] or row["not_counted_reason"], row
