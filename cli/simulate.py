@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import json
 
+from pydantic import ValidationError
+
 from cli.errors import UserError
+from engine.data import OpenCases
 from engine.types import MAX_PLAYERS, MIN_PLAYERS
 
 
@@ -13,7 +16,28 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--players", type=int, default=3, help=f"number of players, {MIN_PLAYERS}..{MAX_PLAYERS}")
     parser.add_argument("--seed", type=int, default=0, help="the game's seed: the same seed plays the same game")
     parser.add_argument("--hard", action="store_true", help="hard launch modes in Era II")
+    parser.add_argument(
+        "--house-rule",
+        action="append",
+        default=[],
+        metavar="CASE=READING",
+        help="decide an open case of the rulebook the other way, e.g. food_supply=unlimited (repeatable; "
+        "see the README's rules section)",
+    )
     parser.add_argument("--json", action="store_true", help="print only the final scores as JSON")
+
+
+def house_rules(pairs: list[str]) -> OpenCases | None:
+    """`CASE=READING` pairs as the game's house rules (None: the data file's readings)."""
+    if not pairs:
+        return None
+    chosen = dict(pair.split("=", 1) if "=" in pair else (pair, "") for pair in pairs)
+    try:
+        return OpenCases(**chosen)
+    except ValidationError as error:
+        problem = error.errors()[0]
+        case = ".".join(str(part) for part in problem["loc"])
+        raise UserError(f"--house-rule {case}: {problem['msg']}") from None
 
 
 def run(args: argparse.Namespace) -> int:
@@ -23,7 +47,8 @@ def run(args: argparse.Namespace) -> int:
 
     if not MIN_PLAYERS <= args.players <= MAX_PLAYERS:
         raise UserError(f"--players must be between {MIN_PLAYERS} and {MAX_PLAYERS}, got {args.players}")
-    game = play_random_game(default_config(args.players, args.seed, hard_mode=args.hard))
+    rules = house_rules(args.house_rule)
+    game = play_random_game(default_config(args.players, args.seed, hard_mode=args.hard, house_rules=rules))
     result = game.result
     assert result is not None
     if args.json:

@@ -11,6 +11,8 @@ game.view()                         # dashboard summary; game.to_json() / Game.f
 """
 
 from engine.commands import (
+    ChooseBolideLaunch,
+    ChooseHerdDiscards,
     ChooseOceanLevel,
     Command,
     DealHand,
@@ -23,7 +25,7 @@ from engine.commands import (
     parse_command,
 )
 from engine.config import GameConfig, Variants
-from engine.data import GameData, GameDataError, default_game_data, load_game_data
+from engine.data import GameData, GameDataError, OpenCases, default_game_data, load_game_data
 from engine.dealer import Dealer, SeededDealer, SeenCard, SeenHand, SeenWaves, TableDealer
 from engine.errors import CorruptLog, IllegalCommand
 from engine.events import Event
@@ -34,6 +36,8 @@ from engine.state import FinalResult, GameState, PlayerState
 from engine.view import GameView
 
 __all__ = [
+    "ChooseBolideLaunch",
+    "ChooseHerdDiscards",
     "ChooseOceanLevel",
     "Command",
     "CorruptLog",
@@ -51,6 +55,7 @@ __all__ = [
     "IllegalCommand",
     "LaunchMode",
     "LaunchRecord",
+    "OpenCases",
     "Pending",
     "PlayerState",
     "ResolveLaunch",

@@ -61,7 +61,9 @@ class ChooseOceanLevel(_Command):
 class TakeHatchlings(_Command):
     """Egg phase: the type(s) to pair with the Herd (none after an Egg icon) and the stacking order.
 
-    `stack_order` lists dinosaur types from the top of the pile down; types not listed go beneath.
+    `stack_order` lists the new Hatchlings' types from the top of the pile down, in any order: a
+    type listed once stands for all Hatchlings of that type, a type listed several times for one
+    each (its last listing takes the rest). Types not listed go beneath (see `engine.eggs.stack`).
     """
 
     kind: Literal["take_hatchlings"] = "take_hatchlings"
@@ -71,6 +73,28 @@ class TakeHatchlings(_Command):
 
     def to_event(self, state: GameState) -> ev.HatchlingsChosen:
         return ev.HatchlingsChosen(seat=self.seat, types=self.types, stack_order=self.stack_order)
+
+
+class ChooseBolideLaunch(_Command):
+    """The Bolide holder takes the extra launch (`take=True`, the default) or declines it."""
+
+    kind: Literal["choose_bolide_launch"] = "choose_bolide_launch"
+    seat: int
+    take: bool = True
+
+    def to_event(self, state: GameState) -> ev.BolideLaunchChosen:
+        return ev.BolideLaunchChosen(seat=self.seat, take=self.take)
+
+
+class ChooseHerdDiscards(_Command):
+    """After a hit with more copies of the type in the Herd than the ocean level: which ones go."""
+
+    kind: Literal["choose_herd_discards"] = "choose_herd_discards"
+    seat: int
+    cards: tuple[str, ...]
+
+    def to_event(self, state: GameState) -> ev.HerdDiscardsChosen:
+        return ev.HerdDiscardsChosen(seat=self.seat, cards=self.cards)
 
 
 # ---- the judge ----------------------------------------------------------------------------------
@@ -132,6 +156,8 @@ Command = Annotated[
     | DiscardDinosaur
     | ChooseOceanLevel
     | TakeHatchlings
+    | ChooseBolideLaunch
+    | ChooseHerdDiscards
     | ResolveLaunch
     | DealHand
     | RevealHerdCard

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.data import OpenCases
 from engine.types import MAX_PLAYERS, MIN_PLAYERS
 
 
@@ -21,6 +22,7 @@ class GameConfig(BaseModel):
 
     `first_player` is the seat that starts with the Bolide card ("the player who most recently saw
     a dinosaur"). `seed` is only a record for seeded play: the engine itself never draws randomness.
+    `house_rules` decides the rulebook's open cases for this game; None keeps the data file's.
     """
 
     model_config = ConfigDict(frozen=True, extra="forbid")
@@ -31,6 +33,7 @@ class GameConfig(BaseModel):
     variants: Variants = Variants()
     first_player: int = 0
     data_path: str | None = None
+    house_rules: OpenCases | None = None
 
     @model_validator(mode="after")
     def _valid_first_player(self) -> GameConfig:

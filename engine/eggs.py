@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from itertools import combinations
 
 from engine.cards import type_counts
@@ -67,13 +68,23 @@ def default_choice(state: GameState, seat: int) -> HatchlingChoice:
 
 
 def stack(gains: list[DinoType], stack_order: tuple[DinoType, ...]) -> tuple[DinoType, ...]:
-    """New Hatchlings bottom to top: `stack_order` lists types from the top down; others go beneath.
+    """New Hatchlings bottom to top, in "any order the player prefers" (the rulebook).
 
-    Assumption: Hatchlings of one type are stacked together (only the top card matters in play).
+    `stack_order` runs from the top down. Each listing of a type places one Hatchling of it, and the
+    type's last listing places all that are left, so a list naming each type once stacks the types
+    together, and a list naming every Hatchling gives any order at all. Listings beyond the
+    Hatchlings there are place nothing; types not listed go beneath, in `DINOSAUR_TYPES` order.
     """
-    top_down = list(stack_order) + [dinosaur for dinosaur in DINOSAUR_TYPES if dinosaur not in stack_order]
-    bottom_up = reversed(top_down)
-    return tuple(dinosaur for kind in bottom_up for dinosaur in gains if dinosaur == kind)
+    left = Counter(gains)
+    last_listing = {dinosaur: position for position, dinosaur in enumerate(stack_order)}
+    top_down: list[DinoType] = []
+    for position, dinosaur in enumerate(stack_order):
+        placed = left[dinosaur] if last_listing[dinosaur] == position else min(1, left[dinosaur])
+        top_down.extend([dinosaur] * placed)
+        left[dinosaur] -= placed
+    for dinosaur in DINOSAUR_TYPES:
+        top_down.extend([dinosaur] * left[dinosaur])
+    return tuple(reversed(top_down))
 
 
 def hatch(state: GameState) -> HatchlingsHatched:

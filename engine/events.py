@@ -111,6 +111,24 @@ class HatchlingsChosen(_Event):
     stack_order: tuple[DinoType, ...] = ()
 
 
+class BolideLaunchChosen(_Event):
+    """The Bolide holder takes the extra launch (`take`) or declines it (no card is revealed)."""
+
+    kind: Literal["bolide_launch_chosen"] = "bolide_launch_chosen"
+    seat: int
+    take: bool
+    by_default: bool = False  # taken by the engine while replaying inputs recorded without it
+
+
+class HerdDiscardsChosen(_Event):
+    """After a hit, the launcher's pick of which copies of the type hit leave the Herd."""
+
+    kind: Literal["herd_discards_chosen"] = "herd_discards_chosen"
+    seat: int
+    cards: tuple[str, ...]
+    by_default: bool = False  # taken by the engine while replaying inputs recorded without it
+
+
 InputEvent = Annotated[
     HandDealt
     | HerdCardRevealed
@@ -120,7 +138,9 @@ InputEvent = Annotated[
     | OceanLevelChosen
     | LaunchResolved
     | LaunchAmended
-    | HatchlingsChosen,
+    | HatchlingsChosen
+    | BolideLaunchChosen
+    | HerdDiscardsChosen,
     Field(discriminator="kind"),
 ]
 
@@ -178,10 +198,14 @@ class LaunchStarted(_Event):
 
 
 class DeckRebuilt(_Event):
-    """The Dinosaur deck ran out: the era's discard pile becomes the new deck (an assumption)."""
+    """The Dinosaur deck ran out: the era's discard pile becomes the new deck (an assumption).
+
+    `removed`: Era I discards that leave the game instead (house rule `era_1_cards_in_era_2`).
+    """
 
     kind: Literal["deck_rebuilt"] = "deck_rebuilt"
     cards: tuple[str, ...]
+    removed: tuple[str, ...] = ()
 
 
 class LaunchCardUnavailable(_Event):
@@ -283,6 +307,8 @@ Event = Annotated[
     | LaunchResolved
     | LaunchAmended
     | HatchlingsChosen
+    | BolideLaunchChosen
+    | HerdDiscardsChosen
     | InputSkipped
     | TurnStarted
     | DinosaursRevealed
@@ -319,15 +345,18 @@ _INPUT_KINDS = frozenset(
         "launch_resolved",
         "launch_amended",
         "hatchlings_chosen",
+        "bolide_launch_chosen",
+        "herd_discards_chosen",
     }
 )
 
 
 def is_input(event: BaseModel) -> bool:
-    """True for events recording something from outside the engine (decision, verdict, chance)."""
+    """True for events recording something from outside the engine (decision, verdict, chance);
+    not a discard the engine forced, nor a choice it took at its default."""
     kind = getattr(event, "kind", "")
-    if kind == "dinosaur_discarded":
-        return not getattr(event, "forced", False)
+    if getattr(event, "forced", False) or getattr(event, "by_default", False):
+        return False
     return kind in _INPUT_KINDS
 
 

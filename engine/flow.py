@@ -12,7 +12,7 @@ from typing import Any
 
 from engine import events as ev
 from engine.cards import describe_card, herd_cards_of, trex_discard_candidates, wave_discard_candidates
-from engine.eggs import choice_options, egg_icon_gains, hatch, needs_choice, pairs_by_type, played_egg_icon
+from engine.eggs import choice_options, gains_for, hatch, needs_choice, played_egg_icon, stack
 from engine.pending import Pending
 from engine.scoring import final_result
 from engine.state import GameState, LaunchSlot
@@ -40,8 +40,19 @@ def reveal_pending(state: GameState, purpose: str, seat: int | None = None) -> P
     )
 
 
-def deck_can_be_rebuilt(state: GameState) -> bool:
-    return bool(state.discard) and state.rules.data.supply.dinosaur_deck_exhausted == "reshuffle_discards"
+def era_one_card_out_of_game(state: GameState, card: str) -> bool:
+    """An Era I card discarded in Era II, with the house rule that removes them from the game."""
+    removed = state.rules.open_cases.era_1_cards_in_era_2 == "removed_from_game"
+    return removed and state.era == 2 and state.rules.card(card).era == 1
+
+
+def deck_rebuild(state: GameState) -> ev.DeckRebuilt | None:
+    """The deck rebuilt from the era's discards (the data file's policy), or None if it cannot be."""
+    if state.rules.data.supply.dinosaur_deck_exhausted != "reshuffle_discards":
+        return None
+    gone = tuple(card for card in state.discard if era_one_card_out_of_game(state, card))
+    cards = tuple(sorted(card for card in state.discard if card not in gone))
+    return ev.DeckRebuilt(cards=cards, removed=gone) if cards else None
 
 
 def refill_herd_step(state: GameState) -> Step | None:
@@ -50,9 +61,7 @@ def refill_herd_step(state: GameState) -> Step | None:
         return None
     if state.deck:
         return (reveal_pending(state, "herd"),)
-    if deck_can_be_rebuilt(state):
-        return ev.DeckRebuilt(cards=tuple(sorted(state.discard)))
-    return None
+    return deck_rebuild(state)
 
 
 def discard_step(state: GameState, seat: int, candidates: tuple[str, ...], reason: str) -> Step:
@@ -151,18 +160,31 @@ def meteor_step(state: GameState) -> Step:
     if launch is None:
         if state.launch_queue:
             slot = state.launch_queue[0]
+            if slot.bolide and not state.bolide_launch_taken:
+                return (bolide_pending(state, slot.seat),)
             return ev.LaunchStarted(launch_index=state.launch_count, launcher=slot.seat, bolide=slot.bolide)
         return ev.PhaseStarted(phase="egg")
     return LAUNCH_STEPS[launch.stage](state)
+
+
+def bolide_pending(state: GameState, seat: int) -> Pending:
+    """The Bolide "allows" an extra launch: its holder takes it (the default) or declines it."""
+    return Pending(
+        actor="player",
+        kind="choose_bolide_launch",
+        seat=seat,
+        options=(True, False),
+        default=True,
+        prompt=f"{seat_label(state, seat)} to take the Bolide's extra launch or decline it",
+        detail={"launch_index": state.launch_count},
+    )
 
 
 def launch_reveal_step(state: GameState) -> Step:
     assert state.launch is not None
     if state.deck:
         return (reveal_pending(state, "launch", state.launch.launcher),)
-    if deck_can_be_rebuilt(state):
-        return ev.DeckRebuilt(cards=tuple(sorted(state.discard)))
-    return ev.LaunchCardUnavailable(launch_index=state.launch.index)
+    return deck_rebuild(state) or ev.LaunchCardUnavailable(launch_index=state.launch.index)
 
 
 def ocean_step(state: GameState) -> Step:
@@ -208,14 +230,49 @@ def effects_step(state: GameState) -> Step:
     assert launch is not None and launch.ocean_level is not None
     if launch.outcome == "dinosaur":
         assert launch.dinosaur is not None
-        discarded = herd_cards_of(state, launch.dinosaur)[: launch.ocean_level]
-        food = take_food(state.food_supply, FOOD_PER_HIT + len(discarded))
+        copies = herd_cards_of(state, launch.dinosaur)
+        if len(copies) > launch.ocean_level and launch.herd_discards is None:
+            return (herd_discards_pending(state, copies),)
+        discarded = copies[: launch.ocean_level] if launch.herd_discards is None else launch.herd_discards
+        food = take_food(state.food_supply, FOOD_PER_HIT + len(discarded), limited=state.rules.food_limited)
         return ev.TargetHit(
             launch_index=launch.index, seat=launch.launcher, dinosaur=launch.dinosaur, discarded=discarded, food=food
         )
     if launch.outcome == "water":
         return water_landing(state)
     return ev.LaunchFinished(launch_index=launch.index)
+
+
+def herd_discards_pending(state: GameState, copies: tuple[str, ...]) -> Pending:
+    """More copies of the type hit than the ocean level: the launcher picks which ones leave the Herd
+    (default: the ones nearest the deck)."""
+    launch = state.launch
+    assert launch is not None and launch.ocean_level is not None and launch.dinosaur is not None
+    return Pending(
+        actor="player",
+        kind="choose_herd_discards",
+        seat=launch.launcher,
+        options=copies,
+        count=launch.ocean_level,
+        default=copies[: launch.ocean_level],
+        prompt=f"{seat_label(state, launch.launcher)} to choose which {launch.ocean_level} of the "
+        f"{len(copies)} {launch.dinosaur} cards leave the Herd",
+        detail={
+            "launch_index": launch.index,
+            "herd_positions": [state.herd.index(card) for card in copies],
+            "cards": [describe_card(state, card) for card in copies],
+        },
+    )
+
+
+def default_input(item: Pending) -> ev.BolideLaunchChosen | ev.HerdDiscardsChosen:
+    """The input answering `item` with its default (only the choices that have one)."""
+    assert item.seat is not None and item.default is not None
+    if item.kind == "choose_bolide_launch":
+        return ev.BolideLaunchChosen(seat=item.seat, take=item.default, by_default=True)
+    if item.kind == "choose_herd_discards":
+        return ev.HerdDiscardsChosen(seat=item.seat, cards=item.default, by_default=True)
+    raise ValueError(f"{item.kind} has no default")
 
 
 def water_landing(state: GameState) -> ev.WaterLanded:
@@ -226,7 +283,7 @@ def water_landing(state: GameState) -> ev.WaterLanded:
     gains: list[ev.FoodGain] = []
     for seat in state.clockwise_from(launch.launcher)[1:]:
         if state.icon_played(seat) == "tide":
-            food = take_food(supply, TIDE_FOOD)
+            food = take_food(supply, TIDE_FOOD, limited=state.rules.food_limited)
             supply -= food
             gains.append(ev.FoodGain(seat=seat, food=food))
     waves = min(launch.ocean_level + state.tide_icons_played(), len(state.wave_pool))
@@ -301,11 +358,8 @@ def egg_step(state: GameState) -> Step:
 
 def egg_pending(state: GameState, seat: int) -> Pending:
     options = choice_options(state, seat)
-    if played_egg_icon(state, seat):
-        yields = {"egg_icon": len(egg_icon_gains(state, seat))}
-    else:
-        pairs = pairs_by_type(state, seat)
-        yields = {"+".join(types): sum(pairs[dinosaur] for dinosaur in types) for types in options}
+    gains = {"+".join(types) or "egg_icon": stack(gains_for(state, seat, types), ())[::-1] for types in options}
+    yields = {key: len(hatchlings) for key, hatchlings in gains.items()}
     if played_egg_icon(state, seat):
         prompt = f"{seat_label(state, seat)} to order their new Hatchlings (Egg icon)"
     else:
@@ -316,7 +370,7 @@ def egg_pending(state: GameState, seat: int) -> Pending:
         seat=seat,
         options=tuple(options),
         prompt=prompt,
-        detail={"egg_icon": played_egg_icon(state, seat), "hatchlings": yields},
+        detail={"egg_icon": played_egg_icon(state, seat), "hatchlings": yields, "gains": gains},
     )
 
 

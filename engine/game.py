@@ -19,10 +19,10 @@ from engine.config import GameConfig
 from engine.data import GameData, load_game_data
 from engine.dealer import Dealer
 from engine.errors import CorruptLog, IllegalCommand
-from engine.flow import is_waiting, next_step
+from engine.flow import default_input, is_waiting, next_step
 from engine.launch import LaunchMode, launch_mode
 from engine.legality import check_input
-from engine.pending import Pending
+from engine.pending import DECISION_OF_EVENT, Pending
 from engine.phases import apply_event
 from engine.state import FinalResult, GameState
 from engine.types import DinoType, Outcome
@@ -30,6 +30,7 @@ from engine.view import GameView, build_view
 
 LOG_FORMAT = "meteors-judge/game-log/1"
 MAX_AUTOMATIC_STEPS = 10_000  # a guard against a rules bug looping forever
+CHANCE_DECISIONS = frozenset({"deal_hand", "reveal_herd_card", "reveal_wave_tokens"})
 
 
 def replay(events: Iterable[Any]) -> GameState:
@@ -184,10 +185,12 @@ class Game:
 
     # ---- changing -------------------------------------------------------------------------------
 
-    def apply(self, command: Command | dict[str, Any]) -> list[Any]:
+    def apply(self, command: Command | dict[str, Any], *, defaults: bool = False) -> list[Any]:
         """Apply a decision, verdict or dealer report; returns the events it caused.
 
         Raises `IllegalCommand` (with the reason) and changes nothing if it is not legal now.
+        With `defaults`, choices awaited before the one `command` answers are first taken at their
+        defaults: for replaying inputs recorded before the engine offered those choices.
         """
         if isinstance(command, dict):
             try:
@@ -195,7 +198,13 @@ class Game:
             except ValidationError as error:
                 raise IllegalCommand(f"malformed command: {error}") from error
         start = len(self._events)
-        self._apply_input(command.to_event(self._state))
+        if defaults:
+            self._take_defaults_before(command.kind)
+        try:
+            self._apply_input(command.to_event(self._state))
+        except IllegalCommand:
+            self._events, self._state = self._events[:start], replay(self._events[:start])
+            raise
         self._auto_chance()
         return self._events[start:]
 
@@ -238,9 +247,12 @@ class Game:
         return removed
 
     def redo(self, inputs: Iterable[Any]) -> list[Any]:
-        """Re-apply inputs (as returned by `undo`); stops with `IllegalCommand` at the first illegal one."""
+        """Re-apply inputs (as returned by `undo`); stops with `IllegalCommand` at the first illegal one.
+
+        Choices the engine had taken at their defaults are taken again."""
         start = len(self._events)
         for event in inputs:
+            self._take_defaults_before(DECISION_OF_EVENT[event.kind])
             self._apply_input(event)
         self._auto_chance()
         return self._events[start:]
@@ -299,7 +311,21 @@ class Game:
         self._state, produced = apply_input(self._state, event)
         self._events.extend(produced)
 
+    def _take_defaults_before(self, kind: str) -> None:
+        """Answer awaited choices that have a default, until a decision of `kind` is awaited."""
+        for _ in range(MAX_AUTOMATIC_STEPS):
+            pending = self.pending()
+            if any(item.kind == kind for item in pending):
+                return
+            item = next((item for item in pending if item.default is not None), None)
+            if item is None:
+                return
+            self._apply_input(default_input(item))
+            if kind not in CHANCE_DECISIONS:
+                self._auto_chance()
+
     def _apply_or_skip(self, event: Any) -> None:
+        self._take_defaults_before(DECISION_OF_EVENT[event.kind])
         try:
             self._apply_input(event)
         except IllegalCommand as error:

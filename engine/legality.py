@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
 from engine.cards import describe_card
+from engine.eggs import gains_for
 from engine.errors import IllegalCommand
 from engine.flow import next_step, seat_label
 from engine.pending import DECISION_OF_EVENT, Pending, describe
@@ -113,8 +115,21 @@ def check_hatchlings_chosen(state: GameState, event: Any, matching: list[Pending
             raise IllegalCommand("after an Egg icon no pairing type is chosen (send types=[])")
         expected = "two different types" if len(item.options[0]) == 2 else "one type"
         raise IllegalCommand(f"choose {expected} among {', '.join(DINOSAUR_TYPES)}, got {list(event.types)}")
-    if len(set(event.stack_order)) != len(event.stack_order):
-        raise IllegalCommand("stack_order lists a type twice")
+    gains = Counter(gains_for(state, event.seat, tuple(event.types)))
+    for dinosaur, listed in Counter(event.stack_order).items():
+        if listed > 1 and listed > gains[dinosaur]:
+            raise IllegalCommand(
+                f"stack_order lists {dinosaur} {listed} times but the choice gives {gains[dinosaur]} {dinosaur}"
+            )
+
+
+def check_bolide_launch_chosen(state: GameState, event: Any, matching: list[Pending]) -> None:
+    _pending_for_seat(state, event.seat, matching)
+
+
+def check_herd_discards_chosen(state: GameState, event: Any, matching: list[Pending]) -> None:
+    item = _pending_for_seat(state, event.seat, matching)
+    _check_picks(event.cards, item, "cards", "Herd as copies of the dinosaur hit")
 
 
 CHECKS: dict[str, Callable[[GameState, Any, list[Pending]], None]] = {
@@ -127,4 +142,6 @@ CHECKS: dict[str, Callable[[GameState, Any, list[Pending]], None]] = {
     "launch_resolved": check_launch_resolved,
     "launch_amended": check_launch_resolved,
     "hatchlings_chosen": check_hatchlings_chosen,
+    "bolide_launch_chosen": check_bolide_launch_chosen,
+    "herd_discards_chosen": check_herd_discards_chosen,
 }

@@ -70,7 +70,14 @@ def narrate(state: GameState, event: Any) -> str | None:
     if kind == "era_ended":
         return f"== End of Era {event.era} ==" + ("" if event.era == 1 else "\nFinal scoring")
     if kind == "deck_rebuilt":
-        return f"  Dinosaur deck rebuilt from {len(event.cards)} discards"
+        gone = f"; {len(event.removed)} Era I cards leave the game" if event.removed else ""
+        return f"  Dinosaur deck rebuilt from {len(event.cards)} discards{gone}"
+    if kind == "launch_card_unavailable":
+        return "    no Dinosaur card left to reveal: facilitated launch"
+    if kind == "bolide_launch_chosen" and not event.take:
+        return f"  {who(event.seat)} declines the Bolide's extra launch"
+    if kind == "herd_discards_chosen":
+        return f"    {who(event.seat)} chooses the Herd cards to discard: {', '.join(map(card, event.cards))}"
     if kind == "input_skipped":
         return f"  (skipped {event.event.kind}: {event.reason})"
     return None

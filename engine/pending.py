@@ -16,6 +16,8 @@ DecisionKind = Literal[
     "choose_ocean_level",
     "resolve_launch",
     "take_hatchlings",
+    "choose_bolide_launch",
+    "choose_herd_discards",
 ]
 
 # Which decision each input event answers.
@@ -29,6 +31,8 @@ DECISION_OF_EVENT: dict[str, DecisionKind] = {
     "launch_resolved": "resolve_launch",
     "launch_amended": "resolve_launch",
     "hatchlings_chosen": "take_hatchlings",
+    "bolide_launch_chosen": "choose_bolide_launch",
+    "herd_discards_chosen": "choose_herd_discards",
 }
 
 
@@ -40,6 +44,8 @@ class Pending(BaseModel):
     - `seat`: the deciding player; for the dealer and judge, the seat concerned (dealt to, launching).
     - `options`: the legal choices (card ids, token ids, levels, outcomes, type tuples).
     - `count`: how many options to pick at once (cards dealt, Wave tokens revealed), else 1.
+    - `default`: for a choice the engine used to make by itself, what it made (a dashboard offers it
+      first; replaying inputs recorded before the choice existed takes it: `Game.apply(..., defaults=True)`).
     - `detail`: extra facts for a dashboard (reason, launch index and mode, hatchlings per choice).
     """
 
@@ -50,6 +56,7 @@ class Pending(BaseModel):
     seat: int | None = None
     options: tuple[Any, ...] = ()
     count: int = 1
+    default: Any = None
     prompt: str = ""
     detail: dict[str, Any] = {}
 

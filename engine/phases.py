@@ -71,7 +71,8 @@ def deck_rebuilt(state: GameState, event: ev.DeckRebuilt) -> GameState:
     return state.model_copy(
         update={
             "deck": sorted_cards((*state.deck, *event.cards)),
-            "discard": remove_cards(state.discard, event.cards),
+            "discard": remove_cards(state.discard, (*event.cards, *event.removed)),
+            "removed": (*state.removed, *event.removed),
         }
     )
 
@@ -148,7 +149,20 @@ def _mode_for(state: GameState, dinosaur: DinoType | None) -> Any:
 
 
 def meteor_phase_started(state: GameState, event: ev.MeteorPhaseStarted) -> GameState:
-    return state.model_copy(update={"phase": "meteor", "launch_queue": event.launches, "launch": None})
+    return state.model_copy(
+        update={"phase": "meteor", "launch_queue": event.launches, "launch": None, "bolide_launch_taken": False}
+    )
+
+
+def bolide_launch_chosen(state: GameState, event: ev.BolideLaunchChosen) -> GameState:
+    """Taken: the launch starts next. Declined: its slot leaves the queue unplayed."""
+    if event.take:
+        return state.model_copy(update={"bolide_launch_taken": True})
+    return state.model_copy(update={"launch_queue": state.launch_queue[1:]})
+
+
+def herd_discards_chosen(state: GameState, event: ev.HerdDiscardsChosen) -> GameState:
+    return state.with_launch(herd_discards=event.cards)
 
 
 def launch_started(state: GameState, event: ev.LaunchStarted) -> GameState:
@@ -314,6 +328,8 @@ FOLDS: dict[str, Callable[[GameState, Any], GameState]] = {
     "launch_resolved": launch_resolved,
     "launch_amended": launch_resolved,
     "hatchlings_chosen": hatchlings_chosen,
+    "bolide_launch_chosen": bolide_launch_chosen,
+    "herd_discards_chosen": herd_discards_chosen,
     "input_skipped": unchanged,
     "turn_started": turn_started,
     "dinosaurs_revealed": dinosaurs_revealed,

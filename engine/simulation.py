@@ -8,12 +8,21 @@ from __future__ import annotations
 
 import random
 
-from engine.commands import ChooseOceanLevel, Command, DiscardDinosaur, ResolveLaunch, SelectDinosaur, TakeHatchlings
+from engine.commands import (
+    ChooseBolideLaunch,
+    ChooseHerdDiscards,
+    ChooseOceanLevel,
+    Command,
+    DiscardDinosaur,
+    ResolveLaunch,
+    SelectDinosaur,
+    TakeHatchlings,
+)
 from engine.config import GameConfig
 from engine.dealer import SeededDealer
 from engine.game import Game
 from engine.pending import Pending
-from engine.types import DINOSAUR_TYPES, OUTCOMES
+from engine.types import DINOSAUR_TYPES, OUTCOMES, DinoType
 
 DEFAULT_NAMES = ("Carlo", "Gianna", "Marco", "Lucia", "Sara")
 
@@ -32,9 +41,23 @@ def random_command(item: Pending, rng: random.Random) -> Command:
         dinosaur = rng.choice(DINOSAUR_TYPES) if outcome == "dinosaur" else None
         return ResolveLaunch(outcome=outcome, dinosaur=dinosaur, launch_index=item.detail["launch_index"])
     if item.kind == "take_hatchlings":
-        stack_order = tuple(rng.sample(DINOSAUR_TYPES, k=rng.randint(0, 2)))
-        return TakeHatchlings(seat=item.seat, types=rng.choice(item.options), stack_order=stack_order)
+        types = rng.choice(item.options)
+        return TakeHatchlings(seat=item.seat, types=types, stack_order=random_stack_order(item, types, rng))
+    if item.kind == "choose_bolide_launch":
+        return ChooseBolideLaunch(seat=item.seat, take=rng.choice(item.options))
+    if item.kind == "choose_herd_discards":
+        return ChooseHerdDiscards(seat=item.seat, cards=tuple(rng.sample(item.options, item.count)))
     raise ValueError(f"{item.kind} is not a player's or judge's decision")
+
+
+def random_stack_order(item: Pending, types: tuple[DinoType, ...], rng: random.Random) -> tuple[DinoType, ...]:
+    """A pile order: half the time some types to put on top (types kept together), else every new
+    Hatchling in a random order (types mixed)."""
+    if rng.random() < 0.5:
+        return tuple(rng.sample(DINOSAUR_TYPES, k=rng.randint(0, 2)))
+    hatchlings = list(item.detail["gains"]["+".join(types) or "egg_icon"])
+    rng.shuffle(hatchlings)
+    return tuple(hatchlings)
 
 
 def default_config(players: int, seed: int, **options: object) -> GameConfig:

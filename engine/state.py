@@ -13,7 +13,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.config import GameConfig
-from engine.data import CardSpec, GameData
+from engine.data import CardSpec, GameData, OpenCases
 from engine.launch import LaunchMode
 from engine.types import DinoType, Icon, Outcome, Phase
 
@@ -36,6 +36,15 @@ class Rules(_Frozen):
 
     def icon(self, card_id: str) -> Icon:
         return self.data.card(card_id).icon
+
+    @property
+    def open_cases(self) -> OpenCases:
+        """How this game decides the rulebook's open cases: its house rules, else the data file's."""
+        return self.config.house_rules or self.data.open_cases
+
+    @property
+    def food_limited(self) -> bool:
+        return self.open_cases.food_supply == "limited"
 
 
 class PlayerState(_Frozen):
@@ -79,6 +88,7 @@ class LaunchState(_Frozen):
     dinosaur: DinoType | None = None
     waves_to_reveal: int = 0
     dinosaur_discards_due: int = 0
+    herd_discards: tuple[str, ...] | None = None  # the launcher's pick among more copies than the level
 
 
 class HatchlingChoice(_Frozen):
@@ -86,7 +96,7 @@ class HatchlingChoice(_Frozen):
 
     seat: int
     types: tuple[DinoType, ...] = ()
-    stack_order: tuple[DinoType, ...] = ()  # top first; unlisted types go beneath in standard order
+    stack_order: tuple[DinoType, ...] = ()  # top first; see engine.eggs.stack
 
 
 class PlayerResult(_Frozen):
@@ -130,6 +140,7 @@ class GameState(_Frozen):
     trex_queue: tuple[int, ...] = ()
     trex_discarded: bool = False
     launch_queue: tuple[LaunchSlot, ...] = ()
+    bolide_launch_taken: bool = False  # this turn's Bolide holder chose to take the extra launch
     launch: LaunchState | None = None
     egg_choices: tuple[HatchlingChoice, ...] = ()
     hands_passed: bool = False

@@ -15,6 +15,12 @@ Outcome = Literal["dinosaur", "water", "void"]
 Phase = Literal["setup", "selection", "trex", "meteor", "egg", "end_of_turn", "scoring", "game_over"]
 Difficulty = Literal["standard", "hard", "facilitated"]
 
+# The rulebook's open cases (engine.data.OpenCases): the default reading first, then the house rule.
+FoodSupplyRule = Literal["limited", "unlimited"]
+AllTiedRule = Literal["majority_and_minority", "neither"]
+HerbivoreGroupRule = Literal["any_three", "one_of_each"]
+EraOneCardsRule = Literal["rebuild_the_deck", "removed_from_game"]
+
 DINOSAUR_TYPES: tuple[DinoType, ...] = get_args(DinoType)
 HERBIVORES: tuple[DinoType, ...] = ("brontosaurus", "stegosaurus", "triceratops")
 OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)

@@ -14,7 +14,16 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, model_validator
 
-from engine.types import DINOSAUR_TYPES, DinoType, Icon, WaveFace
+from engine.types import (
+    DINOSAUR_TYPES,
+    AllTiedRule,
+    DinoType,
+    EraOneCardsRule,
+    FoodSupplyRule,
+    HerbivoreGroupRule,
+    Icon,
+    WaveFace,
+)
 
 DATA_FILE = "game_data.toml"
 ERA_CARD_COUNTS = {1: 35, 2: 36}  # printed components
@@ -73,9 +82,26 @@ class SupplyRules(_Frozen):
     """How big the Food supply is and what happens when a supply runs out."""
 
     food_tokens: int = 32
-    food_exhausted: Literal["take_what_remains"] = "take_what_remains"
+    food_exhausted: Literal["take_what_remains"] = "take_what_remains"  # kept for older files; see OpenCases
     hatchling_exhausted: Literal["take_what_remains"] = "take_what_remains"
     dinosaur_deck_exhausted: Literal["reshuffle_discards", "no_card"] = "reshuffle_discards"
+
+
+class OpenCases(_Frozen):
+    """The cases the rulebook leaves open, each decided one way by default (the engine's reading)
+    with the other way available as a house rule (`GameConfig.house_rules`)."""
+
+    food_supply: FoodSupplyRule = "limited"
+    """limited: a gain takes only the Food left in the supply; unlimited: the supply never runs out."""
+    velociraptors_all_tied: AllTiedRule = "majority_and_minority"
+    """When every player has as many Velociraptor Hatchlings: all get +3 then -1, or neither."""
+    herbivore_group: HerbivoreGroupRule = "any_three"
+    """A group of 3 herbivore Hatchlings: any three, or one Brontosaurus, one Stegosaurus, one Triceratops."""
+    era_1_cards_in_era_2: EraOneCardsRule = "rebuild_the_deck"
+    """Era I dinosaurs discarded during Era II: shuffled into the deck when it is rebuilt, or out of the game."""
+
+
+OPEN_CASE_NAMES: tuple[str, ...] = tuple(OpenCases.model_fields)
 
 
 class GameData(_Frozen):
@@ -86,6 +112,7 @@ class GameData(_Frozen):
     wave_tokens: tuple[WaveTokenSpec, ...]
     ocean_level: OceanRange = OceanRange()
     supply: SupplyRules = SupplyRules()
+    open_cases: OpenCases = OpenCases()
     assumptions: dict[str, str] = {}
 
     _cards_by_id: dict[str, CardSpec] = PrivateAttr(default_factory=dict)
@@ -164,6 +191,7 @@ def parse_game_data(raw: dict[str, Any]) -> GameData:
             wave_tokens=tuple(tokens),
             ocean_level=OceanRange(**_without_assumption(raw.get("ocean_level", {}))),
             supply=SupplyRules(**_without_assumption(raw.get("supply", {}))),
+            open_cases=OpenCases(**_without_assumption(raw.get("open_cases", {}))),
             assumptions=assumptions,
         )
     except (KeyError, TypeError, ValidationError) as error:

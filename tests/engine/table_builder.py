@@ -11,6 +11,7 @@ from typing import Any
 
 from engine.commands import Command
 from engine.config import GameConfig, Variants
+from engine.data import GameData, OpenCases
 from engine.dealer import Dealer, TableDealer
 from engine.flow import next_step
 from engine.game import advance, apply_command
@@ -59,6 +60,8 @@ def build_table(
     variants: Variants | None = None,
     hard_mode: bool = False,
     spare_cards: int | None = None,
+    house_rules: OpenCases | None = None,
+    data: GameData | None = None,
 ) -> GameState:
     """A state at the start of `phase` with exactly the listed components in play.
 
@@ -68,9 +71,13 @@ def build_table(
     """
     spare = (2 if phase == "selection" else 0) if spare_cards is None else spare_cards
     config = GameConfig(
-        players=players, first_player=first_player, variants=variants or Variants(), hard_mode=hard_mode
+        players=players,
+        first_player=first_player,
+        variants=variants or Variants(),
+        hard_mode=hard_mode,
+        house_rules=house_rules,
     )
-    state = initial_state(config)
+    state = initial_state(config, data)
     hands = hands or {}
     for seat in range(len(players)):
         state, front = take_cards(state, list((in_front or {}).get(seat, [])))

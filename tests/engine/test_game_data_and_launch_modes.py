@@ -19,7 +19,15 @@ def test_packaged_data_matches_the_printed_components_and_marks_assumptions() ->
     assert sum(card.era == 2 for card in data.cards) == 36
     assert sum(deck.count for deck in data.hatchlings) == 110
     assert len(data.wave_tokens) == 8
-    assert set(data.assumptions) == {"ocean_level", "supply", "hatchlings", "wave_tokens", "era_1", "era_2"}
+    assert set(data.assumptions) == {
+        "ocean_level",
+        "supply",
+        "open_cases",
+        "hatchlings",
+        "wave_tokens",
+        "era_1",
+        "era_2",
+    }
 
 
 def test_a_replacement_data_file_changes_the_game_without_code(tmp_path: Path) -> None:
@@ -30,7 +38,10 @@ def test_a_replacement_data_file_changes_the_game_without_code(tmp_path: Path) -
         game.apply(SelectDinosaur(seat=player.seat, card=player.hand[0]))
     while game.pending()[0].kind != "choose_ocean_level":
         item = game.pending()[0]
-        game.apply({"kind": "discard_dinosaur", "seat": item.seat, "card": item.options[0]})
+        if item.kind == "choose_bolide_launch":
+            game.apply({"kind": "choose_bolide_launch", "seat": item.seat, "take": True})
+        else:
+            game.apply({"kind": "discard_dinosaur", "seat": item.seat, "card": item.options[0]})
     game.apply(ChooseOceanLevel(level=5))
     assert game.state.ocean_level == 5
     assert Game.from_json(game.to_json()).state == game.state  # the custom data travels in the log

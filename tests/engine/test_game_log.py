@@ -58,7 +58,10 @@ def test_amending_a_verdict_to_a_hit_pays_the_food_now() -> None:
         game.apply(SelectDinosaur(seat=player.seat, card=player.hand[0]))
     while game.pending()[0].kind != "choose_ocean_level":
         item = game.pending()[0]
-        game.apply({"kind": "discard_dinosaur", "seat": item.seat, "card": item.options[0]})
+        if item.kind == "choose_bolide_launch":
+            game.apply({"kind": "choose_bolide_launch", "seat": item.seat, "take": True})
+        else:
+            game.apply({"kind": "discard_dinosaur", "seat": item.seat, "card": item.options[0]})
     launcher = game.state.launch.launcher
     game.apply(ChooseOceanLevel(level=1))
     food = game.state.player(launcher).food

@@ -30,7 +30,10 @@ def launch_game() -> Game:
         game.apply(SelectDinosaur(seat=player.seat, card=player.hand[0]))
     while game.pending()[0].kind != "choose_ocean_level":
         item = game.pending()[0]
-        game.apply(DiscardDinosaur(seat=item.seat, card=item.options[0]))
+        if item.kind == "choose_bolide_launch":
+            game.apply({"kind": "choose_bolide_launch", "seat": item.seat, "take": True})
+        else:
+            game.apply(DiscardDinosaur(seat=item.seat, card=item.options[0]))
     return game
 
 

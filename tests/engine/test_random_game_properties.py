@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections import Counter
+from typing import get_args
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine import Game, GameConfig, Variants, replay
+from engine import Game, GameConfig, OpenCases, Variants, replay
 from engine.events import is_input
+from engine.flow import next_step
 from engine.phases import apply_event
 from engine.simulation import DEFAULT_NAMES, play_random_game
 from engine.state import GameState
@@ -26,7 +28,14 @@ def configs(draw: st.DrawFn) -> GameConfig:
         first_player=draw(st.integers(min_value=0, max_value=players - 1)),
         hard_mode=draw(st.booleans()),
         variants=Variants(facilitated_launches=draw(st.booleans()), two_hatchling_types=draw(st.booleans())),
+        house_rules=draw(st.none() | house_rules()),
     )
+
+
+def house_rules() -> st.SearchStrategy[OpenCases]:
+    """Any reading of the rulebook's open cases."""
+    choices = {name: st.sampled_from(get_args(field.annotation)) for name, field in OpenCases.model_fields.items()}
+    return st.builds(OpenCases, **choices)
 
 
 def card_places(state: GameState) -> Counter[str]:
@@ -49,7 +58,8 @@ def assert_conserved(state: GameState) -> None:
         held = sum(player.hatchlings.count(dinosaur) for player in state.players)
         assert state.hatchling_supply[dinosaur] >= 0
         assert state.hatchling_supply[dinosaur] + held == data.hatchling_counts()[dinosaur]
-    assert state.food_supply >= 0 and all(player.food >= 0 for player in state.players)
+    assert state.food_supply >= 0 or not state.rules.food_limited
+    assert all(player.food >= 0 for player in state.players)
     assert state.food_supply + sum(player.food for player in state.players) == data.supply.food_tokens
     assert sorted((*state.wave_pool, *state.wave_revealed)) == sorted(data.wave_token_ids())
 
@@ -106,3 +116,27 @@ def test_amending_a_launch_then_amending_it_back_restores_the_state(
     game.amend_launch(launch.index, launch.outcome, launch.dinosaur)
     assert game.state == state
     assert replay(game.events) == state
+
+
+def test_random_play_makes_every_kind_of_choice_the_rulebook_allows() -> None:
+    """The simulation declines Bolide launches, discards Herd copies other than the nearest the deck
+    and stacks Hatchlings of one type apart, so the properties above cover those choices."""
+    declined = away_from_the_deck = mixed_piles = 0
+    for seed in range(20):
+        game = play_random_game(GameConfig(players=DEFAULT_NAMES[: 2 + seed % 4], seed=seed))
+        state = None
+        for event in game.events:
+            if event.kind == "bolide_launch_chosen" and not event.take:
+                declined += 1
+            if event.kind == "herd_discards_chosen" and event.cards != next_step(state)[0].default:
+                away_from_the_deck += 1
+            if event.kind == "hatchlings_hatched":
+                mixed_piles += sum(1 for gain in event.gains if stacked_apart(gain.hatchlings))
+            state = apply_event(state, event)
+    assert declined > 0 and away_from_the_deck > 0 and mixed_piles > 0
+
+
+def stacked_apart(pile: tuple[str, ...]) -> bool:
+    """A type appears in two separate runs of the pile."""
+    runs = [dinosaur for position, dinosaur in enumerate(pile) if position == 0 or pile[position - 1] != dinosaur]
+    return len(runs) != len(set(runs))

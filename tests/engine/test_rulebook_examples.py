@@ -5,7 +5,15 @@ from __future__ import annotations
 import pytest
 from table_builder import CARLO, GIANNA, MARCO, build_table, events_of, pending_of, play
 
-from engine.commands import ChooseOceanLevel, DiscardDinosaur, ResolveLaunch, SelectDinosaur, TakeHatchlings
+from engine.commands import (
+    ChooseBolideLaunch,
+    ChooseHerdDiscards,
+    ChooseOceanLevel,
+    DiscardDinosaur,
+    ResolveLaunch,
+    SelectDinosaur,
+    TakeHatchlings,
+)
 from engine.dealer import SeenCard, SeenWaves, TableDealer
 from engine.errors import IllegalCommand
 from engine.events import FoodGain, ReturnedHatchling
@@ -86,12 +94,19 @@ def test_gianna_hits_triceratops_at_ocean_level_2_discards_two_of_three_and_take
     state, log = play(
         state,
         *select_all(state),
-        ChooseOceanLevel(level=1),  # Marco launches first: he holds the Bolide card
+        ChooseBolideLaunch(seat=MARCO),  # Marco launches first: he holds the Bolide card
+        ChooseOceanLevel(level=1),
         ResolveLaunch(outcome="void"),
         ChooseOceanLevel(level=2),  # Gianna's Meteor icon
         ResolveLaunch(outcome="dinosaur", dinosaur="triceratops"),
         dealer=dealer,
     )
+    (decision,) = pending_of(state)  # three Triceratops, ocean level 2: Gianna picks which two go
+    triceratops = tuple(card for card in state.herd if state.rules.dinosaur(card) == "triceratops")
+    assert (decision.kind, decision.seat, decision.count) == ("choose_herd_discards", GIANNA, 2)
+    assert decision.options == triceratops and decision.default == triceratops[:2]  # nearest the deck
+    state, more = play(state, ChooseHerdDiscards(seat=GIANNA, cards=decision.default))
+    log += more
     launches = events_of(log, "launch_started")
     assert [(e.launcher, e.bolide) for e in launches] == [(MARCO, True), (GIANNA, False)]
     (hit,) = events_of(log, "target_hit")
@@ -107,7 +122,12 @@ def test_marco_void_launch_has_no_effect() -> None:
     dealer = TableDealer([SeenCard(dinosaur="pterodactyl", icon="egg")])
     herd_before = state.herd
     state, log = play(
-        state, *select_all(state), ChooseOceanLevel(level=3), ResolveLaunch(outcome="void"), dealer=dealer
+        state,
+        *select_all(state),
+        ChooseBolideLaunch(seat=MARCO),
+        ChooseOceanLevel(level=3),
+        ResolveLaunch(outcome="void"),
+        dealer=dealer,
     )
     assert [e.kind for e in log if e.kind in ("target_hit", "water_landed")] == []
     assert all(player.food == 0 for player in state.players)
@@ -128,7 +148,12 @@ def test_carlo_water_landing_gives_marco_tide_food_and_reveals_four_wave_tokens(
         [SeenCard(dinosaur="velociraptor", icon="egg"), SeenWaves(faces=("empty", "empty", "dinosaur", "egg"))]
     )
     state, log = play(
-        state, *select_all(state), ChooseOceanLevel(level=3), ResolveLaunch(outcome="water"), dealer=dealer
+        state,
+        *select_all(state),
+        ChooseBolideLaunch(seat=CARLO),
+        ChooseOceanLevel(level=3),
+        ResolveLaunch(outcome="water"),
+        dealer=dealer,
     )
     (water,) = events_of(log, "water_landed")
     assert water.tide_food == (FoodGain(seat=MARCO, food=2),)

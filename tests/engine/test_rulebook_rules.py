@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 from table_builder import CARLO, GIANNA, MARCO, build_table, events_of, pending_of, play
 
-from engine.commands import ChooseOceanLevel, DiscardDinosaur, ResolveLaunch, SelectDinosaur, TakeHatchlings
+from engine.commands import (
+    ChooseBolideLaunch,
+    ChooseOceanLevel,
+    DiscardDinosaur,
+    ResolveLaunch,
+    SelectDinosaur,
+    TakeHatchlings,
+)
 from engine.config import Variants
 from engine.data import DATA_FILE, load_game_data
 from engine.dealer import SeededDealer, SeenCard, SeenWaves, TableDealer
@@ -105,7 +112,12 @@ def test_each_launch_reveals_a_card_at_the_far_end_of_the_herd_which_sets_the_la
         herd=[("triceratops", None), ("trex", None)],
     )
     herd = state.herd
-    state, log = play(state, *select_first(state), dealer=TableDealer([SeenCard(dinosaur="velociraptor", icon="egg")]))
+    state, log = play(
+        state,
+        *select_first(state),
+        ChooseBolideLaunch(seat=CARLO),
+        dealer=TableDealer([SeenCard(dinosaur="velociraptor", icon="egg")]),
+    )
     (revealed,) = events_of(log, "herd_card_revealed")  # revealed even with facilitated launches
     assert state.herd == (*herd, revealed.card)  # the far end: away from the deck
     mode = state.launch.mode
@@ -122,6 +134,7 @@ def test_the_launched_card_itself_can_be_hit_and_discarded() -> None:
     state, log = play(
         state,
         *select_first(state),
+        ChooseBolideLaunch(seat=CARLO),
         ChooseOceanLevel(level=3),
         ResolveLaunch(outcome="dinosaur", dinosaur="velociraptor"),
         dealer=TableDealer([SeenCard(dinosaur="velociraptor", icon="tide")]),

@@ -48,6 +48,23 @@ def test_readable_log_shows_every_phase_and_final_scores(capsys) -> None:
 @pytest.mark.parametrize("players", [1, 6])
 def test_bad_player_count_is_a_user_error(capsys, players: int) -> None:
     with pytest.raises(UserError, match="between 2 and 5"):
-        simulate.run(argparse.Namespace(players=players, seed=0, json=True, hard=False))
+        simulate.run(argparse.Namespace(players=players, seed=0, json=True, hard=False, house_rule=[]))
     assert main(["simulate", "--players", str(players)]) == 2
     assert "--players must be between 2 and 5" in capsys.readouterr().err
+
+
+def test_house_rules_change_the_simulated_game(capsys) -> None:
+    """Seed 26 with 5 players: the Food supply runs out, so unlimited Food changes the scores."""
+    args = ["simulate", "--players", "5", "--seed", "26", "--json"]
+    assert main(args) == 0
+    limited = json.loads(capsys.readouterr().out)
+    assert main([*args, "--house-rule", "food_supply=unlimited"]) == 0
+    unlimited = json.loads(capsys.readouterr().out)
+    assert limited != unlimited
+    assert sum(p["food"] for p in unlimited["players"]) > sum(p["food"] for p in limited["players"])
+
+
+@pytest.mark.parametrize(("rule", "problem"), [("food_supply=endless", "food_supply"), ("colour=red", "colour")])
+def test_a_bad_house_rule_is_a_user_error(capsys, rule: str, problem: str) -> None:
+    assert main(["simulate", "--players", "2", "--house-rule", rule]) == 2
+    assert f"--house-rule {problem}" in capsys.readouterr().err

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from table_builder import CARLO, GIANNA, MARCO, build_table, events_of, pending_of, play
 
-from engine.commands import ChooseOceanLevel, ResolveLaunch, SelectDinosaur, TakeHatchlings
+from engine.commands import ChooseBolideLaunch, ChooseOceanLevel, ResolveLaunch, SelectDinosaur, TakeHatchlings
 from engine.config import GameConfig, Variants
 from engine.dealer import SeededDealer, SeenCard, TableDealer
 from engine.flow import water_landing
@@ -65,6 +65,7 @@ def test_hit_discards_only_cards_of_the_type_hit_up_to_the_ocean_level() -> None
     state, log = play(
         state,
         *[SelectDinosaur(seat=p.seat, card=p.hand[0]) for p in state.players],
+        ChooseBolideLaunch(seat=CARLO),
         ChooseOceanLevel(level=3),
         ResolveLaunch(outcome="dinosaur", dinosaur="velociraptor"),
         dealer=dealer,
@@ -81,6 +82,7 @@ def test_hit_with_no_card_of_that_type_still_earns_one_food() -> None:
     state, log = play(
         state,
         *[SelectDinosaur(seat=p.seat, card=p.hand[0]) for p in state.players],
+        ChooseBolideLaunch(seat=CARLO),
         ChooseOceanLevel(level=2),
         ResolveLaunch(outcome="dinosaur", dinosaur="trex"),
         dealer=TableDealer([SeenCard(dinosaur="brontosaurus", icon="tide")]),
@@ -97,6 +99,7 @@ def test_food_gains_stop_when_the_supply_is_empty() -> None:
     state, log = play(
         state,
         *[SelectDinosaur(seat=p.seat, card=p.hand[0]) for p in state.players],
+        ChooseBolideLaunch(seat=CARLO),
         ChooseOceanLevel(level=2),
         ResolveLaunch(outcome="dinosaur", dinosaur="trex"),
         dealer=TableDealer([SeenCard(dinosaur="brontosaurus", icon="tide")]),
