@@ -285,7 +285,7 @@ def activate_game(game_id: int):
 @bp.post("/api/games/<int:game_id>/commands")
 def game_command(game_id: int):
     body = parse_body(schemas.Command)
-    ctx().games.command(game_id, body.option, body.option_index, body.pending_index, body.who)
+    ctx().games.command(game_id, body.option, body.option_index, body.pending_index, body.who, body.stack_order)
     return jsonify(ctx().games.state(game_id))
 
 

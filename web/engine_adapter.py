@@ -34,6 +34,7 @@ def new_game(config: dict) -> Any:
             hard_mode=bool(config.get("hard_mode")),
             variants=Variants(facilitated_launches=bool(config.get("facilitated_launches")),
                               two_hatchling_types=bool(config.get("hatchlings_variant"))),
+            house_rules=config.get("house_rules"),
         )
     except ValidationError as error:
         raise IllegalCommand(f"bad game configuration: {error.errors()[0]['msg']}") from None
@@ -70,6 +71,11 @@ def _option_label(state: Any, kind: str, option: Any, detail: dict) -> str:
         gets = (detail.get("hatchlings") or {}).get(key)
         name = " + ".join(option) if option else "take them (Egg icon)"
         return f"{name} → {gets} hatchling{'s' if gets != 1 else ''}" if gets is not None else name
+    if kind == "choose_bolide_launch":
+        return "take the Bolide's extra launch" if option else "decline it"
+    if kind == "choose_herd_discards":
+        place = state.herd.index(option) + 1 if option in state.herd else None
+        return f"{_card_label(state, option)} · Herd place {place} from the deck"
     return str(option)
 
 
@@ -93,13 +99,14 @@ def pending(game: Any) -> list[dict]:
             "actor": item.actor, "kind": item.kind, "seat": seat,
             "seat_name": state.players[seat].name if seat is not None and seat < len(state.players) else None,
             "prompt": item.prompt, "count": item.count, "options": options, "labels": labels,
-            "detail": _jsonable(item.detail),
+            "default": _jsonable(item.default), "detail": _jsonable(item.detail),
         })
     return items
 
 
-def option_command(item: dict, option: Any) -> dict:
-    """The engine command answering pending `item` with `option` (a list of picks when count > 1)."""
+def option_command(item: dict, option: Any, stack_order: list[str] | None = None) -> dict:
+    """The engine command answering pending `item` with `option` (a list of picks when count > 1);
+    `stack_order` (take_hatchlings only) orders the new Hatchlings, top of the pile first."""
     kind, seat = item["kind"], item["seat"]
     if item["count"] > 1 and not isinstance(option, list):
         raise IllegalCommand(f"choose {item['count']} options")
@@ -110,7 +117,11 @@ def option_command(item: dict, option: Any) -> dict:
     if kind == "choose_ocean_level":
         return {"kind": kind, "seat": seat, "level": option}
     if kind == "take_hatchlings":
-        return {"kind": kind, "seat": seat, "types": list(option or [])}
+        return {"kind": kind, "seat": seat, "types": list(option or []), "stack_order": list(stack_order or [])}
+    if kind == "choose_bolide_launch":
+        return {"kind": kind, "seat": seat, "take": option}
+    if kind == "choose_herd_discards":
+        return {"kind": kind, "seat": seat, "cards": option if isinstance(option, list) else [option]}
     if kind == "deal_hand":
         return {"kind": kind, "seat": seat, "cards": option if isinstance(option, list) else [option]}
     if kind == "reveal_herd_card":
@@ -131,6 +142,8 @@ WAITING_WORDS = {
     "reveal_herd_card": "the dealer to reveal a Herd card",
     "reveal_wave_tokens": "the dealer to reveal the wave tokens",
     "resolve_launch": "a launch",
+    "choose_bolide_launch": "{name} to take or decline the Bolide's extra launch",
+    "choose_herd_discards": "{name} to choose the Herd cards to discard",
 }
 
 
@@ -160,8 +173,32 @@ def resolutions(game: Any) -> list[dict]:
     return entries
 
 
-def apply_command(game: Any, command: dict) -> None:
-    game.apply(command)
+def apply_command(game: Any, command: dict, replaying: bool = False) -> None:
+    """Apply a decision; `replaying` a recorded one also answers, at their defaults, choices the
+    engine did not offer when it was recorded (the Bolide launch, the Herd discards)."""
+    game.apply(command, defaults=replaying)
+
+
+def open_cases() -> list[dict]:
+    """The rulebook's open cases for the New game form: name, readings (default first), description."""
+    from typing import get_args
+
+    from engine.data import OpenCases
+
+    return [
+        {"name": name, "readings": list(get_args(field.annotation)), "default": field.default,
+         "description": field.description}
+        for name, field in OpenCases.model_fields.items()
+    ]
+
+
+def house_rules(game: Any) -> list[dict]:
+    """How this game reads each open case, and whether that is the data file's default reading."""
+    rules = game.state.rules
+    chosen, defaults = rules.open_cases, rules.data.open_cases
+    return [{**case, "reading": getattr(chosen, case["name"]),
+             "house_rule": getattr(chosen, case["name"]) != getattr(defaults, case["name"])}
+            for case in open_cases()]
 
 
 def resolve_launch(game: Any, outcome: str, dinosaur: str | None) -> None:

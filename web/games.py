@@ -98,7 +98,7 @@ class GameService:
         loaded = Loaded(engine.new_game(row["config"]))
         for event in self.store.events(game_id):
             try:
-                self._apply_to_engine(loaded, event["kind"], event["payload"])
+                self._apply_to_engine(loaded, event["kind"], event["payload"], replaying=True)
             except engine.IllegalCommand as error:
                 self.store.mark_event(event["id"], "rejected", str(error))
                 continue
@@ -168,10 +168,10 @@ class GameService:
         self.store.audit(who, "activate game", {}, game_id=game_id)
         self._changed(game_id)
 
-    def _apply_to_engine(self, loaded: Loaded, kind: str, payload: dict) -> None:
+    def _apply_to_engine(self, loaded: Loaded, kind: str, payload: dict, replaying: bool = False) -> None:
         game = loaded.game
         if kind == "command":
-            engine.apply_command(game, payload["command"])
+            engine.apply_command(game, payload["command"], replaying)
         elif kind == "launch":
             engine.resolve_launch(game, payload["outcome"], payload.get("dinosaur"))
             loaded.played.append(payload.get("launch_id"))
@@ -197,7 +197,7 @@ class GameService:
             self._apply_event(game_id, loaded, kind, payload, who)
 
     def command(self, game_id: int, option: Any, option_index: int | None, pending_index: int,
-                who: str) -> None:
+                who: str, stack_order: list[str] | None = None) -> None:
         with self.lock(game_id):
             self._refuse_while_held(game_id)
             pending = engine.pending(self.engine_game(game_id))
@@ -213,8 +213,10 @@ class GameService:
                 if option_index >= len(options):
                     raise GameError(f"option_index must be below {len(options)}", "option_index")
                 option = options[option_index]
+            if stack_order and item["kind"] != "take_hatchlings":
+                raise GameError("stack_order only goes with a take_hatchlings decision", "stack_order")
             try:
-                command = engine.option_command(item, option)
+                command = engine.option_command(item, option, stack_order)
             except engine.IllegalCommand as error:
                 raise GameError(str(error), "option") from None
             with self._changing(game_id) as loaded:
@@ -573,6 +575,7 @@ class GameService:
                 "game": {k: row[k] for k in ("id", "name", "created", "status", "autoplay")},
                 "config": row["config"],
                 "view": engine.view(game),
+                "house_rules": engine.house_rules(game),
                 "pending": engine.pending(game),
                 "over": engine.is_over(game),
                 "scores": engine.scores(game) if engine.is_over(game) else None,

@@ -79,7 +79,9 @@ def game():
 
 @bp.get("/game/new")
 def new_game():
-    return render_template("game_new.html", games=context().store.games())
+    from web.engine_adapter import open_cases
+
+    return render_template("game_new.html", games=context().store.games(), open_cases=open_cases())
 
 
 @bp.post("/game/new")
@@ -99,6 +101,8 @@ def create_game():
         "hard_mode": "hard_mode" in request.form,
         "facilitated_launches": "facilitated_launches" in request.form,
         "hatchlings_variant": "hatchlings_variant" in request.form,
+        "house_rules": {key.removeprefix("house_rule."): value for key, value in request.form.items()
+                        if key.startswith("house_rule.")} or None,
         "dealer": request.form.get("dealer", "seeded"),
         "seed": int(seed) if seed.isdigit() else (seed or None),
         "autoplay": "autoplay" in request.form,
@@ -131,14 +135,17 @@ def _dinosaurs() -> list[str]:
 def decide(game_id: int):
     pending_index = int(request.form.get("pending_index", 0) or 0)
     picks = request.form.getlist("pick")
+    order = [name.strip() for name in request.form.get("stack_order", "").split(",") if name.strip()]
     if picks:
-        options = [json.loads(p) for p in picks]
-        context().games.command(game_id, options, None, pending_index, "referee")
+        option = [json.loads(p) for p in picks]
     else:
         raw = request.form.get("option")
         if raw is None:
             raise BadRequest("choose an option", "option")
-        context().games.command(game_id, json.loads(raw), None, pending_index, "referee")
+        option = json.loads(raw)
+    body = parse_body(schemas.Command, {"option": option, "pending_index": pending_index,
+                                        "stack_order": order or None})
+    context().games.command(game_id, body.option, None, body.pending_index, "referee", body.stack_order)
     return redirect(url_for("pages.game_page", game_id=game_id))
 
 

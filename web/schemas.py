@@ -7,6 +7,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from calibration.rig import DinosaurType
+from engine.data import OpenCases
 
 Outcome = Literal["dinosaur", "water", "void"]
 
@@ -28,6 +29,8 @@ class CreateGame(Body):
     hard_mode: bool = False
     facilitated_launches: bool = False
     hatchlings_variant: bool = Field(default=False, description="'Won't somebody think of the hatchlings?'")
+    house_rules: OpenCases | None = Field(default=None, description="how this game reads the rulebook's open "
+                                          "cases; a case left out keeps the engine's reading (see the README)")
     dealer: Literal["seeded", "table"] = "seeded"
     seed: int | None = Field(default=None, ge=0, le=2**31 - 1)
     autoplay: bool = Field(default=False, description="play every decision but the launches at random (demo)")
@@ -51,6 +54,10 @@ class Command(Body):
                         "pending[].count > 1)")
     option_index: int | None = Field(default=None, ge=0, description="or its index in pending[].options")
     pending_index: int = Field(default=0, ge=0, description="which pending decision (when several)")
+    stack_order: list[DinosaurType] | None = Field(
+        default=None, description="take_hatchlings only: the new Hatchlings' types from the top of the pile down, "
+        "in any order (pending[].detail.gains lists them per option); a type named once keeps its Hatchlings "
+        "together; default: grouped by type")
     who: str = Field(default="referee", min_length=1, max_length=40)
 
     @model_validator(mode="after")

@@ -12,7 +12,7 @@ from importlib import resources
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, model_validator
 
 from engine.types import (
     DINOSAUR_TYPES,
@@ -91,17 +91,22 @@ class OpenCases(_Frozen):
     """The cases the rulebook leaves open, each decided one way by default (the engine's reading)
     with the other way available as a house rule (`GameConfig.house_rules`)."""
 
-    food_supply: FoodSupplyRule = "limited"
-    """limited: a gain takes only the Food left in the supply; unlimited: the supply never runs out."""
-    velociraptors_all_tied: AllTiedRule = "majority_and_minority"
-    """When every player has as many Velociraptor Hatchlings: all get +3 then -1, or neither."""
-    herbivore_group: HerbivoreGroupRule = "any_three"
-    """A group of 3 herbivore Hatchlings: any three, or one Brontosaurus, one Stegosaurus, one Triceratops."""
-    era_1_cards_in_era_2: EraOneCardsRule = "rebuild_the_deck"
-    """Era I dinosaurs discarded during Era II: shuffled into the deck when it is rebuilt, or out of the game."""
-
-
-OPEN_CASE_NAMES: tuple[str, ...] = tuple(OpenCases.model_fields)
+    food_supply: FoodSupplyRule = Field(
+        default="limited",
+        description="Food running out: a gain takes only the Food left (limited), or the supply never runs out.",
+    )
+    velociraptors_all_tied: AllTiedRule = Field(
+        default="majority_and_minority",
+        description="Every player with as many Velociraptor Hatchlings: all get +3 then -1, or neither.",
+    )
+    herbivore_group: HerbivoreGroupRule = Field(
+        default="any_three",
+        description="A group of 3 herbivore Hatchlings: any three, or one Brontosaurus, Stegosaurus and Triceratops.",
+    )
+    era_1_cards_in_era_2: EraOneCardsRule = Field(
+        default="rebuild_the_deck",
+        description="Era I dinosaurs discarded in Era II: back in the deck when it is rebuilt, or out of the game.",
+    )
 
 
 class GameData(_Frozen):

@@ -11,6 +11,7 @@ import sys
 import time
 import urllib.error
 import urllib.request
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -102,3 +103,34 @@ def assert_counted_rows_equal_engine(data: dict) -> None:
         assert (record["outcome"], record["dinosaur"]) == (row["outcome"]["outcome"], row["outcome"]["dinosaur"])
     for row in data["launches"]:
         assert row["counted"] or row["not_counted_reason"], row
+
+
+def answer(client, game_id: int, **body) -> dict:
+    response = client.post(f"/api/games/{game_id}/commands", json=body)
+    assert response.status_code == 200, response.json
+    return response.json
+
+
+def drive_until(client, game_id: int, wanted, hits: bool = False) -> tuple[dict, dict]:
+    """Answer every decision plainly (first option, ocean level 1, Bolide launch taken, launches void, or a
+    hit on a type the Herd holds twice when `hits`) until `wanted(item, data)`; returns that item and state."""
+    for _ in range(400):
+        data = state(client, game_id)
+        assert not data["over"], "the game ended first"
+        item = data["pending"][0]
+        if wanted(item, data):
+            return item, data
+        if item["kind"] == "resolve_launch":
+            counts = Counter(card["dinosaur"] for card in data["view"]["herd"])
+            twice = [dinosaur for dinosaur, count in counts.items() if count >= 2]
+            body = {"outcome": "dinosaur", "dinosaur": twice[0]} if hits and twice else {"outcome": "void"}
+            assert client.post(f"/api/games/{game_id}/launch", json=body).status_code == 201
+        elif item["kind"] == "choose_bolide_launch":
+            answer(client, game_id, option=True)
+        else:
+            answer(client, game_id, option_index=0)
+    raise AssertionError("the decision never came")
+
+
+def mixed_pile(item: dict, data: dict) -> bool:
+    return item["kind"] == "take_hatchlings" and any(len(set(gains)) >= 2 for gains in item["detail"]["gains"].values())
