@@ -123,18 +123,24 @@ def test_only_the_bolide_holder_decides_the_bolide_launch() -> None:
 # ---- which Herd cards a hit discards ------------------------------------------------------------
 
 
-def hit_triceratops(discards: str):
-    """Carlo's Bolide launch hits the Triceratops at ocean level 1 with two in the Herd (nearest and
-    furthest from the deck); Gianna's launch is void; then the turn ends and the Herd is trimmed."""
+def bolide_hits_triceratops(ocean_level: int):
+    """Carlo's Bolide launch hits the Triceratops, two of which are in the Herd (nearest and furthest
+    from the deck); a Velociraptor is revealed for the launch."""
     table = bolide_table()
-    state, _ = play(
+    return play(
         table,
         *select_all(table),
         ChooseBolideLaunch(seat=CARLO),
-        ChooseOceanLevel(level=1),
+        ChooseOceanLevel(level=ocean_level),
         ResolveLaunch(outcome="dinosaur", dinosaur="triceratops"),
         dealer=TableDealer([SeenCard(dinosaur="velociraptor", icon="egg")]),
     )
+
+
+def hit_triceratops(discards: str):
+    """The hit at ocean level 1, discarding the copy `discards`; Gianna's launch is void; then the
+    turn ends and the Herd is trimmed."""
+    state, _ = bolide_hits_triceratops(ocean_level=1)
     (decision,) = pending_of(state)
     nearest, furthest = decision.options
     assert (decision.kind, decision.seat, decision.count, decision.default) == (
@@ -166,15 +172,7 @@ def test_the_launcher_chooses_which_copies_a_hit_discards_which_changes_the_next
 
 
 def test_herd_discards_must_be_copies_of_the_type_hit_and_as_many_as_the_level() -> None:
-    table = bolide_table()
-    state, _ = play(
-        table,
-        *select_all(table),
-        ChooseBolideLaunch(seat=CARLO),
-        ChooseOceanLevel(level=1),
-        ResolveLaunch(outcome="dinosaur", dinosaur="triceratops"),
-        dealer=TableDealer([SeenCard(dinosaur="velociraptor", icon="egg")]),
-    )
+    state, _ = bolide_hits_triceratops(ocean_level=1)
     brontosaurus = state.herd[1]
     with pytest.raises(IllegalCommand, match="not in the Herd as copies of the dinosaur hit"):
         apply_command(state, ChooseHerdDiscards(seat=CARLO, cards=(brontosaurus,)))
@@ -183,14 +181,6 @@ def test_herd_discards_must_be_copies_of_the_type_hit_and_as_many_as_the_level()
 
 
 def test_no_herd_choice_when_the_level_takes_every_copy() -> None:
-    table = bolide_table()
-    state, log = play(
-        table,
-        *select_all(table),
-        ChooseBolideLaunch(seat=CARLO),
-        ChooseOceanLevel(level=2),
-        ResolveLaunch(outcome="dinosaur", dinosaur="triceratops"),
-        dealer=TableDealer([SeenCard(dinosaur="velociraptor", icon="egg")]),
-    )
+    state, log = bolide_hits_triceratops(ocean_level=2)
     (hit,) = events_of(log, "target_hit")
     assert len(hit.discarded) == 2 and state.count_type(state.herd, "triceratops") == 0
