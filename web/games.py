@@ -351,6 +351,13 @@ class GameService:
         self._autoplay(game_id)
         return self._launch_changed(launch_id)
 
+    def _assignable(self, launch: dict) -> bool:
+        """A throw that never counted, while the game (its own, or the active one) waits for a launch."""
+        if launch["counted"] or launch["engine_launch"] is not None or self.store.launch_was_played(launch["id"]):
+            return False
+        game_id = launch["game_id"] if launch["game_id"] is not None else self.active_game_id()
+        return game_id is not None and self.not_counting_reason(game_id) is None
+
     def confirm(self, launch_id: int, who: str) -> dict:
         """The referee accepts a disputed call the game was held for."""
         launch = self.launch_detail(launch_id)
@@ -376,6 +383,7 @@ class GameService:
         launch["disputed"] = bool(verdict.get("disputed"))
         launch["judge_reasons"] = list(verdict.get("dispute_reasons") or [])
         launch["needs_review"] = launch["review"] == "needed"
+        launch["assignable"] = self._assignable(launch)
         launch["disputes"] = [a for a in self.store.audit_trail(launch_id=launch_id) if a["action"] == "dispute"]
         return launch
 

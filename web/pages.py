@@ -54,8 +54,11 @@ def live():
     judged = [row for row in c.store.launches() if row["source"] == "judge"]
     latest = c.games.launch_detail(judged[-1]["id"]) if judged else None
     judge_log, last_event_id = c.hub.history("judge")
+    active = c.games.active_game_id()
+    held = c.games.held_by(active) if active is not None else None
     return render_template("live.html", latest=latest, status=c.live.status.as_dict() if c.live else None,
-                           judge_log=judge_log, last_event_id=last_event_id)
+                           judge_log=judge_log, last_event_id=last_event_id,
+                           not_counting_reason=c.games.not_counting_reason(active), held_by=(held or {}).get("id"))
 
 
 @bp.get("/launches/<int:launch_id>/card")
@@ -191,11 +194,18 @@ def launches():
     game_id = request.args.get("game_id", type=int) or c.games.active_game_id()
     rows = c.store.launches(game_id if request.args.get("all") is None else None)
     items = [c.games.launch_detail(row["id"]) for row in rows]
-    return render_template("launches.html", launches=list(reversed(items)), game_id=game_id)
+    review = request.args.get("review") is not None
+    waiting = [item for item in items if item["needs_review"]]
+    return render_template("launches.html", launches=list(reversed(waiting if review else items)), game_id=game_id,
+                           review=review, review_count=len(waiting))
 
 
 @bp.get("/launches/<int:launch_id>")
 def launch_page(launch_id: int):
+    return _launch_page(launch_id)
+
+
+def _launch_page(launch_id: int, **extra):
     c = context()
     try:
         launch = c.games.launch_detail(launch_id)
@@ -203,7 +213,7 @@ def launch_page(launch_id: int):
         abort(404)
     audit = c.store.audit_trail(launch_id=launch_id)
     return render_template("launch.html", launch=launch, audit=audit, regions=c.games.region_names(),
-                           dinosaurs=_dinosaurs(), replay=_replay(launch), mode=_launch_mode(launch))
+                           dinosaurs=_dinosaurs(), replay=_replay(launch), mode=_launch_mode(launch), **extra)
 
 
 def _replay(launch: dict) -> dict | None:
@@ -231,13 +241,34 @@ def _launch_mode(launch: dict) -> dict | None:
 
 @bp.post("/launches/<int:launch_id>/override")
 def override(launch_id: int):
+    """Overrule from the launch page; an earlier launch's overrule first shows its preview and asks."""
     data = {k: v for k, v in request.form.items() if k not in ("csrf_token", "token") and v != ""}
-    for key in ("herd_line_ok", "valid"):
+    for key in ("herd_line_ok", "valid", "confirm"):
         if key in data:
-            data[key] = {"yes": True, "no": False}.get(data[key], data[key])
+            data[key] = {"yes": True, "no": False, "true": True}.get(data[key], data[key])
     body = parse_body(schemas.Override, data)
-    context().games.override(launch_id, body)
+    try:
+        context().games.override(launch_id, body)
+    except GameError as error:
+        if "preview" not in error.extra:
+            raise
+        form = {k: v for k, v in request.form.items() if k not in ("csrf_token", "confirm")}
+        return _launch_page(launch_id, preview=error.extra["preview"], preview_form=form), 409
     return redirect(url_for("pages.launch_page", launch_id=launch_id))
+
+
+@bp.post("/launches/<int:launch_id>/confirm")
+def confirm(launch_id: int):
+    body = _form_body(schemas.Referral)
+    context().games.confirm(launch_id, body.who)
+    return redirect(request.referrer or url_for("pages.launch_page", launch_id=launch_id))
+
+
+@bp.post("/launches/<int:launch_id>/assign")
+def assign(launch_id: int):
+    body = _form_body(schemas.Referral)
+    context().games.assign(launch_id, body.who)
+    return redirect(request.referrer or url_for("pages.launch_page", launch_id=launch_id))
 
 
 @bp.post("/overrides/<int:override_id>/withdraw")

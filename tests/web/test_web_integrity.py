@@ -208,3 +208,21 @@ def test_a_game_without_review_plays_disputed_calls_on(app, client):
     held = context(app).games.record_launch("void", None, "judge", "judge", verdict=DISPUTED)
     assert not client.get(f"/api/launches/{held}").json["needs_review"]
     assert state(client, game_id)["current_launch"] is not None
+
+
+def test_the_launch_page_shows_the_preview_and_asks(client):
+    from web_helpers import csrf_of
+
+    game_id = new_game(client)
+    a = launch(client, game_id, "void")
+    b = launch(client, game_id, "water")
+    token = csrf_of(client, f"/launches/{a['id']}")
+    form = {"csrf_token": token, "outcome": "water", "reason": "it splashed", "who": "Ada"}
+    asked = client.post(f"/launches/{a['id']}/override", data=form)
+    page = asked.get_data(as_text=True)
+    assert asked.status_code == 409 and 'id="override-preview"' in page and f'href="/launches/{b["id"]}"' in page
+    assert client.get(f"/api/launches/{a['id']}").json["overrides"] == []
+    confirmed = client.post(f"/launches/{a['id']}/override", data={**form, "confirm": "true"})
+    assert confirmed.status_code == 302
+    assert client.get(f"/api/launches/{a['id']}").json["outcome"] == WATER
+    assert "This throw does not count" in client.get(f"/launches/{b['id']}").get_data(as_text=True)

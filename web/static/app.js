@@ -119,6 +119,15 @@ function livePage() {
     summary.append(list);
   };
   on("game", renderGame);
+  // the banner while throws would not count (the game waits for a decision, or for the referee)
+  const banner = document.getElementById("not-counting");
+  const refreshBanner = async () => {
+    const s = await (await fetch("/api/status")).json();
+    banner.hidden = !s.not_counting_reason;
+    document.getElementById("not-counting-reason").textContent = s.not_counting_reason || "";
+  };
+  on("game", refreshBanner);
+  on("launch", refreshBanner);
   fetch("/api/status").then((r) => r.json()).then(async (s) => {
     if (s.live) { state.textContent = s.live.state.replaceAll("_", " "); message.textContent = s.live.message; }
     if (s.active_game) {
