@@ -7,7 +7,11 @@
 - `LOOP`: loop a video file as a live camera (`LOOP_PAUSE` seconds between passes); `REALTIME`: pace a
   file at its frame rate.
 - `RIG`: a `Rig` or a rig file path (default `calibration/rigs/standard.json`); `CALIBRATION`: a file.
-- `HOST`: the address served; off loopback every change needs `REFEREE_TOKEN` (made up if not given).
+- `HOST`: the address served; off loopback (an empty or wildcard address too) every change needs
+  `REFEREE_TOKEN` (made up if not given). `ALLOWED_HOSTS`: more host names writes may name (see `web.security`).
+- `REFEREE_SESSION_SECONDS`: how long a referee sign-in lasts (default 12 hours).
+- `MAX_STREAMS`, `STREAM_MAX_SECONDS`, `STREAM_IDLE_SECONDS`: bounds of the event and camera streams
+  (see `web.streams`).
 - `DEMO_GAME`: start a demo game (random choices but the launches) when none exists.
 - `START_LIVE`: start the live runner thread (default: when there is a `SOURCE`).
 """
@@ -15,6 +19,7 @@
 from __future__ import annotations
 
 import logging
+import os
 import secrets
 from dataclasses import dataclass
 from pathlib import Path
@@ -46,12 +51,19 @@ class Context:
 
 
 def _secret_key(data_dir: Path) -> str:
+    """The key signing session cookies, kept in the data folder; created readable by its owner only."""
     path = data_dir / "secret_key"
     if path.exists():
-        return path.read_text().strip()
+        if path.stat().st_mode & 0o077:  # made by an older version, readable by others
+            path.chmod(0o600)
+        key = path.read_text().strip()
+        if key:
+            return key
+        path.unlink()  # empty: a crash between creating and writing it
     key = secrets.token_hex(32)
-    path.write_text(key)
-    path.chmod(0o600)
+    descriptor = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(descriptor, "w") as file:
+        file.write(key)
     return key
 
 
@@ -70,8 +82,10 @@ def create_app(config: dict | None = None) -> Flask:
     (data_dir / "clips").mkdir(parents=True, exist_ok=True)
     (data_dir / "snapshots").mkdir(parents=True, exist_ok=True)
     host = config.get("HOST", "127.0.0.1")
+    from web.limits import RowIdConverter
     from web.security import is_loopback
 
+    app.url_map.converters["int"] = RowIdConverter
     app.config.update(
         SECRET_KEY=_secret_key(data_dir),
         MAX_CONTENT_LENGTH=MAX_UPLOAD_BYTES,
@@ -94,11 +108,15 @@ def create_app(config: dict | None = None) -> Flask:
                   calibration=_load_calibration(config.get("CALIBRATION")))
     app.extensions["meteors"] = ctx
 
-    from web import api, export, pages
+    from web import api, export, pages, streams
+    from web.headers import init_headers
     from web.security import init_security
 
     init_security(app)
+    init_headers(app)
+    streams.init_streams(app)
     app.register_blueprint(api.bp)
+    app.register_blueprint(streams.bp)
     app.register_blueprint(pages.bp)
     app.register_blueprint(export.bp)
     api.register_errors(app)

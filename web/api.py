@@ -1,28 +1,33 @@
-"""The JSON API (`/api/...`), the live streams and the files of the data folder.
+"""The JSON API (`/api/...`) and the files of the data folder (the streams are in `web.streams`).
 
 Every body and query is validated by a pydantic model of `web.schemas`; a bad one is refused with
-400 and `{"error": ..., "field": ...}` naming the first bad field. The OpenAPI description is at
+400 and `{"error": ..., "field": ...}` naming the first bad field. Every error of `/api/...` is such a
+JSON body, an unexpected one too (500, logged; never a traceback). The OpenAPI description is at
 `/api/openapi.json`.
 """
 
 from __future__ import annotations
 
 import json
-import time
+import logging
 from pathlib import Path
 from typing import TypeVar
 
-from flask import Blueprint, Flask, Response, jsonify, request, send_file, send_from_directory, stream_with_context
+import pydantic_core
+from flask import Blueprint, Flask, Response, jsonify, request, send_file, send_from_directory
 from pydantic import BaseModel, ValidationError
 from werkzeug.exceptions import HTTPException, NotFound, RequestEntityTooLarge
 from werkzeug.security import safe_join
 
 from web import context, schemas
 from web.games import GameError
+from web.limits import MAX_JSON_BODY_BYTES
 from web.store import StoreError
 
 bp = Blueprint("api", __name__)
 M = TypeVar("M", bound=BaseModel)
+log = logging.getLogger(__name__)
+NOT_A_JSON_OBJECT = "the body must be a JSON object (Content-Type: application/json)"
 
 
 class BadRequest(Exception):
@@ -33,6 +38,9 @@ class BadRequest(Exception):
 
 def _validation_error(error: ValidationError) -> BadRequest:
     first = error.errors()[0]
+    if first["type"] in ("json_invalid", "model_type"):  # the body as a whole
+        detail = first["msg"].removeprefix("Invalid JSON: ") if first["type"] == "json_invalid" else ""
+        return BadRequest(NOT_A_JSON_OBJECT + (f": {detail}" if detail else ""), "body")
     field = ".".join(str(part) for part in first["loc"]) or None
     message = first["msg"].removeprefix("Value error, ")
     if field is None and ":" in message and message.split(":")[0].replace(".", "").replace("_", "").isalnum():
@@ -40,17 +48,29 @@ def _validation_error(error: ValidationError) -> BadRequest:
     return BadRequest(f"{field}: {message}" if field and not message.startswith(field) else message, field)
 
 
-def parse_body(model: type[M], data: object = None) -> M:
-    if data is None:
-        data = request.get_json(silent=True)
-        if data is None:
-            raise BadRequest("the body must be a JSON object (Content-Type: application/json)", "body")
-    if not isinstance(data, dict):
-        raise BadRequest("the body must be a JSON object", "body")
+def parse_body(model: type[M], data: dict | None = None) -> M:
+    """The request's JSON body (validated strictly: JSON's types must match) or a form's `data` as `model`."""
     try:
-        return model.model_validate(data)
+        if data is not None:
+            return model.model_validate(data)
+        return model.model_validate_json(_json_bytes(), strict=True)
     except ValidationError as error:
         raise _validation_error(error) from None
+
+
+def _json_bytes() -> bytes:
+    raw = request.get_data(cache=True)
+    if len(raw) > MAX_JSON_BODY_BYTES:
+        raise BadRequest(f"the body is too large (limit {MAX_JSON_BODY_BYTES // 1024} KiB)", "body", 413)
+    return raw
+
+
+def load_json(text: str | bytes, field: str) -> object:
+    """JSON text of a form field or an upload; its nesting is bounded by pydantic's parser (no RecursionError)."""
+    try:
+        return pydantic_core.from_json(text)
+    except ValueError as error:
+        raise BadRequest(f"{field}: not valid JSON ({error})", field) from None
 
 
 def parse_query(model: type[M]) -> M:
@@ -91,9 +111,17 @@ def register_errors(app: Flask) -> None:
 
     @app.errorhandler(HTTPException)
     def http_error(error: HTTPException):
-        if wants_json():
-            return jsonify({"error": error.description, "field": None}), error.code
+        if wants_json():  # keep the error's own headers (405's Allow)
+            headers = [(k, v) for k, v in error.get_headers() if k.lower() != "content-type"]
+            return jsonify({"error": error.description, "field": None}), error.code, headers
         return error
+
+    @app.errorhandler(Exception)
+    def unexpected(error: Exception):
+        log.exception("unexpected error on %s %s", request.method, request.path)
+        if wants_json():
+            return jsonify({"error": "internal error: the server's log says more", "field": None}), 500
+        return "internal error: the server's log says more", 500
 
 
 def ctx():
@@ -125,59 +153,6 @@ def _require_token() -> bool:
     from flask import current_app
 
     return bool(current_app.config["REQUIRE_TOKEN"])
-
-
-@bp.get("/api/events")
-def events():
-    query = parse_query(schemas.EventsQuery)
-    hub = ctx().hub
-    q = hub.subscribe(query.after)
-
-    def stream():
-        sent = 0
-        started = time.monotonic()
-        try:
-            yield "retry: 2000\n\n"
-            while True:
-                if query.timeout and time.monotonic() - started > query.timeout:
-                    return
-                try:
-                    message = q.get(timeout=1.0 if query.timeout else 15.0)
-                except Exception:
-                    yield ": keep-alive\n\n"
-                    continue
-                yield hub.format(message)
-                sent += 1
-                if query.max_events and sent >= query.max_events:
-                    return
-        finally:
-            hub.unsubscribe(q)
-
-    return Response(stream_with_context(stream()), mimetype="text/event-stream",
-                    headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no"})
-
-
-@bp.get("/api/live/stream.mjpg")
-def mjpeg():
-    query = parse_query(schemas.StreamQuery)
-    live = ctx().live
-    if live is None:
-        raise BadRequest("the camera is off (serve with --camera or --video)", None, 404)
-
-    def frames():
-        seq = -1
-        sent = 0
-        while True:
-            seq, jpeg = live.wait_frame(seq, timeout=2.0)
-            yield b"--frame\r\nContent-Type: image/jpeg\r\nContent-Length: " + str(len(jpeg)).encode() + b"\r\n\r\n"
-            yield jpeg + b"\r\n"
-            sent += 1
-            if query.max_frames and sent >= query.max_frames:
-                return
-            time.sleep(0.04)  # at most ~25 frames per second per viewer
-
-    return Response(frames(), mimetype="multipart/x-mixed-replace; boundary=frame",
-                    headers={"Cache-Control": "no-cache"})
 
 
 @bp.get("/api/live/frame.jpg")
@@ -235,12 +210,9 @@ def upload_rig():
         upload = request.files.get("rig")
         if upload is None:
             raise BadRequest("upload the rig file as the form field 'rig'", "rig")
-        try:
-            data = json.loads(upload.read().decode("utf-8"))
-        except (UnicodeDecodeError, json.JSONDecodeError) as error:
-            raise BadRequest(f"the rig file is not valid JSON: {error}", "rig") from None
+        data = load_json(upload.read(), "rig")
     else:
-        data = request.get_json(silent=True)
+        data = load_json(request.get_data(), "body")
         if not isinstance(data, dict):
             raise BadRequest("the body must be a rig as a JSON object", "body")
     try:

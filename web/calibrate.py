@@ -152,11 +152,26 @@ def solve(ctx: Any) -> dict:
     return calibration_info(ctx)
 
 
+def _table_points(calibration: Any, pixels: np.ndarray) -> np.ndarray:
+    """Table millimetres (N×2) of clicked pixels; a pixel off the frame or above the horizon is refused."""
+    size = getattr(calibration, "frame_size", None)
+    if size is not None:
+        width, height = size
+        if not ((pixels >= 0).all() and (pixels[:, 0] < width).all() and (pixels[:, 1] < height).all()):
+            raise GameError(f"points_px: the points must be pixels of the {width}x{height} frame", "points_px")
+    camera = calibration.camera
+    ground = camera.pixel_to_plane(pixels, 0.0)
+    ahead = np.einsum("ij,ij->i", ground - camera.center_mm, camera.rays(pixels)) > 0
+    if not (np.isfinite(ground).all() and ahead.all()):
+        raise GameError("points_px: a point is above the horizon, not on the table", "points_px")
+    return ground[:, :2]
+
+
 def set_herd_line(ctx: Any, points_px: list[tuple[float, float]]) -> dict:
     calibration = calibration_in_force(ctx)
     if calibration is None:
         raise GameError("calibrate first: the herd line is set in table millimetres", "points_px", 409)
-    ground = calibration.camera.pixel_to_plane(np.asarray(points_px, float), 0.0)[:, :2]
+    ground = _table_points(calibration, np.asarray(points_px, float))
     line = ((float(ground[0][0]), float(ground[0][1])), (float(ground[1][0]), float(ground[1][1])))
     if np.hypot(line[1][0] - line[0][0], line[1][1] - line[0][1]) < 1.0:
         raise GameError("the two points are the same place on the table", "points_px")

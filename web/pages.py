@@ -12,9 +12,9 @@ from flask import Blueprint, abort, current_app, flash, redirect, render_templat
 from pydantic import ValidationError
 
 from web import context, schemas, words
-from web.api import BadRequest, parse_body
+from web.api import BadRequest, load_json, parse_body
 from web.games import GameError
-from web.security import token_matches
+from web.security import end_referee_session, start_referee_session, token_matches
 
 bp = Blueprint("pages", __name__)
 bp.record_once(lambda state: words.register(state.app))
@@ -136,16 +136,16 @@ def _dinosaurs() -> list[str]:
 
 @bp.post("/game/<int:game_id>/decide")
 def decide(game_id: int):
-    pending_index = int(request.form.get("pending_index", 0) or 0)
+    pending_index = request.form.get("pending_index") or 0  # checked by the Command model
     picks = request.form.getlist("pick")
     order = [name.strip() for name in request.form.get("stack_order", "").split(",") if name.strip()]
     if picks:
-        option = [json.loads(p) for p in picks]
+        option = [load_json(p, "pick") for p in picks]
     else:
         raw = request.form.get("option")
         if raw is None:
             raise BadRequest("choose an option", "option")
-        option = json.loads(raw)
+        option = load_json(raw, "option")
     body = parse_body(schemas.Command, {"option": option, "pending_index": pending_index,
                                         "stack_order": order or None})
     context().games.command(game_id, body.option, None, body.pending_index, "referee", body.stack_order)
@@ -300,18 +300,22 @@ def referee():
 
 @bp.post("/referee")
 def referee_login():
-    from web.security import csrf_token
-
     sent = request.form.get("csrf_token")
     if not sent or sent != session.get("csrf"):
         return flash_error("missing or bad CSRF token: reload the page and try again")
     if current_app.config["REQUIRE_TOKEN"] and not token_matches(request.form.get("token")):
         flash("wrong referee token", "error")
         return redirect(url_for("pages.referee"))
-    session["referee"] = True
-    csrf_token()
+    start_referee_session()
     flash("you are the referee on this device", "ok")
     return redirect(url_for("pages.live"))
+
+
+@bp.post("/referee/logout")
+def referee_logout():
+    end_referee_session()
+    flash("signed out: this device only watches now", "ok")
+    return redirect(url_for("pages.referee"))
 
 
 @bp.get("/api-docs")

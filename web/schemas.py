@@ -1,4 +1,9 @@
-"""Pydantic models of every JSON body and query the API accepts (also the OpenAPI description's source)."""
+"""Pydantic models of every JSON body and query the API accepts (also the OpenAPI description's source).
+
+JSON bodies are validated strictly (a JSON `true` is not the integer 1, `"3"` is not 3); text is
+stripped of surrounding spaces before its length is checked, so a name of only spaces is refused;
+numbers must be finite.
+"""
 
 from __future__ import annotations
 
@@ -8,12 +13,13 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator, model_valida
 
 from calibration.rig import DinosaurType
 from engine.data import OpenCases
+from web.limits import MAX_ROW_ID
 
 Outcome = Literal["dinosaur", "water", "void"]
 
 
 class Body(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", str_strip_whitespace=True, allow_inf_nan=False)
 
 
 class PlayerSpec(Body):
@@ -52,8 +58,8 @@ class Command(Body):
 
     option: Any = Field(default=None, description="one of pending[].options as given (a list of them when "
                         "pending[].count > 1)")
-    option_index: int | None = Field(default=None, ge=0, description="or its index in pending[].options")
-    pending_index: int = Field(default=0, ge=0, description="which pending decision (when several)")
+    option_index: int | None = Field(default=None, ge=0, le=10_000, description="or its index in pending[].options")
+    pending_index: int = Field(default=0, ge=0, le=10_000, description="which pending decision (when several)")
     stack_order: list[DinosaurType] | None = Field(
         default=None, description="take_hatchlings only: the new Hatchlings' types from the top of the pile down, "
         "in any order (pending[].detail.gains lists them per option); a type named once keeps its Hatchlings "
@@ -100,7 +106,8 @@ class Override(Body):
     valid: bool | None = None
     reason: str = Field(min_length=3, max_length=500)
     who: str = Field(default="referee", min_length=1, max_length=40)
-    overrules: int | None = Field(default=None, ge=1, description="id of the override this one overrules")
+    overrules: int | None = Field(default=None, ge=1, le=MAX_ROW_ID,
+                                  description="id of the override this one overrules")
     confirm: bool = Field(default=False, description="overrule a launch that is not the game's latest counted "
                           "one (without it: 409 with a preview of what would change)")
 
@@ -154,17 +161,20 @@ class Referee(Body):
 
 
 class LaunchQuery(Body):
-    game_id: int | None = Field(default=None, ge=1)
+    game_id: int | None = Field(default=None, ge=1, le=MAX_ROW_ID)
     needs_review: bool = Field(default=False, description="only launches whose disputed call holds the game")
     limit: int = Field(default=200, ge=1, le=1000)
 
 
 class EventsQuery(Body):
-    max_events: int | None = Field(default=None, ge=1, le=10000, description="close after this many (tests)")
-    timeout: float = Field(default=0, ge=0, le=3600, description="close after this many seconds (0: never)")
-    after: int | None = Field(default=None, ge=0, description="first send the remembered judge events newer "
-                              "than this event id (the Live page passes the last one it rendered)")
+    max_events: int | None = Field(default=None, ge=1, le=10000, description="close after this many events")
+    seconds: float | None = Field(default=None, gt=0, le=86400,
+                                  description="close after this many seconds (default: the server's limit)")
+    after: int | None = Field(default=None, ge=0, le=MAX_ROW_ID, description="first send the remembered judge events "
+                              "newer than this event id (the Live page passes the last one it rendered)")
 
 
 class StreamQuery(Body):
-    max_frames: int | None = Field(default=None, ge=1, le=100000)
+    max_frames: int | None = Field(default=None, ge=1, le=100000, description="close after this many frames")
+    seconds: float | None = Field(default=None, gt=0, le=86400,
+                                  description="close after this many seconds (default: the server's limit)")
