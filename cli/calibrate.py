@@ -8,11 +8,14 @@ image, a video (its first still frames are averaged) or a camera index.
 from __future__ import annotations
 
 import argparse
+import math
 from pathlib import Path
 
 from cli.errors import UserError
+from cli.options import positive_number, whole_number
 
 STILL_FRAMES = 15  # frames averaged (median) from the start of a video or a camera
+HERD_LINE_REACH_MM = 5000.0  # a herd line point farther from the table's origin is a typing mistake
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -28,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         help="the herd line in table millimetres (overrides the rig and the cards)")
     parser.add_argument("--meteor-pixel", default=None, metavar="X,Y",
                         help="a pixel on the meteor in the still frame, to learn its colour")
-    parser.add_argument("--start", type=int, default=0, help="first video frame to use (default 0)")
+    parser.add_argument("--start", type=whole_number(0, what="a frame number"), default=0,
+                        help="first video frame to use (default 0)")
 
 
 def _add_lens_arguments(parser: argparse.ArgumentParser) -> None:
@@ -36,11 +40,15 @@ def _add_lens_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--out", required=True, help="lens calibration JSON to write")
     parser.add_argument("--board", choices=["charuco", "chessboard"], default="charuco")
     parser.add_argument("--squares", default="7x5", help="board squares, COLUMNSxROWS (default 7x5)")
-    parser.add_argument("--square-mm", type=float, default=30.0, help="side of one square (default 30)")
-    parser.add_argument("--marker-mm", type=float, default=22.0, help="ChArUco marker side (default 22)")
+    parser.add_argument("--square-mm", type=positive_number("a length"), default=30.0,
+                        help="side of one square (default 30)")
+    parser.add_argument("--marker-mm", type=positive_number("a length"), default=22.0,
+                        help="ChArUco marker side, smaller than a square (default 22)")
     parser.add_argument("--dictionary", default="DICT_4X4_50", help="ChArUco dictionary (default DICT_4X4_50)")
-    parser.add_argument("--step", type=int, default=5, help="use every STEP-th frame (default 5)")
-    parser.add_argument("--max-views", type=int, default=40, help="views used at most (default 40)")
+    parser.add_argument("--step", type=whole_number(1, what="a step"), default=5,
+                        help="use every STEP-th frame (default 5)")
+    parser.add_argument("--max-views", type=whole_number(4, 1000, what="a number of views"), default=40,
+                        help="views used at most (default 40)")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -116,13 +124,16 @@ def _read_frames(source: str, step: int, limit: int = 2000):
         capture.release()
 
 
-def _floats(text: str, count: int, option: str) -> list[float]:
+def _floats(text: str, count: int, option: str, limit: float) -> list[float]:
+    """`count` comma-separated finite numbers, each within ±`limit`."""
     try:
         values = [float(v) for v in text.replace(";", ",").split(",")]
     except ValueError:
         values = []
-    if len(values) != count:
+    if len(values) != count or not all(math.isfinite(v) for v in values):
         raise UserError(f"{option} needs {count} comma-separated numbers, got {text!r}")
+    if any(abs(v) > limit for v in values):
+        raise UserError(f"{option} {text}: each number must be within ±{limit:g}")
     return values
 
 
@@ -144,23 +155,27 @@ def _run_calibrate(args: argparse.Namespace) -> int:
         lens = LensCalibration.load(args.lens) if args.lens else None
     except (RigError, LensError) as error:
         raise UserError(str(error)) from None
+    meteor_pixel = _floats(args.meteor_pixel, 2, "--meteor-pixel", 100_000) if args.meteor_pixel else None
+    herd_line = _floats(args.herd_line, 4, "--herd-line", HERD_LINE_REACH_MM) if args.herd_line else None
     frame, frames = read_still_frame(args.source, args.start)
+    height, width = frame.shape[:2]
+    if meteor_pixel is not None and not (0 <= meteor_pixel[0] < width and 0 <= meteor_pixel[1] < height):
+        raise UserError(f"--meteor-pixel {args.meteor_pixel} is outside the {width}x{height} frame")
     try:
         detections = detect_markers(frame, rig.aruco_dictionary)
         calibration = calibrate_frame(frame, rig, lens, detections=detections)
     except (CalibrationError, LensError) as error:
         raise UserError(str(error)) from None
 
-    if args.herd_line:
-        x1, y1, x2, y2 = _floats(args.herd_line, 4, "--herd-line")
+    if herd_line is not None:
+        x1, y1, x2, y2 = herd_line
         if abs(x2 - x1) + abs(y2 - y1) < 1:
             raise UserError("--herd-line needs two distinct points")
         calibration = calibration.model_copy(update={"herd_line_mm": ((x1, y1), (x2, y2)), "herd_line_source": "user"})
     if calibration.meteor_rgb is None:
         try:
-            if args.meteor_pixel:
-                x, y = _floats(args.meteor_pixel, 2, "--meteor-pixel")
-                rgb = learn_from_click(frame, (x, y), calibration, rig)
+            if meteor_pixel is not None:
+                rgb = learn_from_click(frame, (meteor_pixel[0], meteor_pixel[1]), calibration, rig)
             elif len(frames) >= 3:
                 more = list(_read_frames(args.source, 2, 240)) if Path(args.source).is_file() else frames
                 rgb = learn_from_motion(more)
@@ -211,8 +226,10 @@ def _run_lens(args: argparse.Namespace) -> int:
         columns, rows = (int(v) for v in args.squares.lower().split("x"))
     except ValueError:
         raise UserError(f"--squares must look like 7x5, got {args.squares!r}") from None
-    if args.step < 1:
-        raise UserError("--step must be at least 1")
+    if min(columns, rows) < 2 or max(columns, rows) > 100:
+        raise UserError(f"--squares needs 2 to 100 columns and rows, got {args.squares!r}")
+    if args.board == "charuco" and args.marker_mm >= args.square_mm:
+        raise UserError(f"--marker-mm ({args.marker_mm:g}) must be smaller than --square-mm ({args.square_mm:g})")
     try:
         lens = calibrate_lens(_read_frames(args.video, args.step), args.board, (columns, rows), args.square_mm,
                               args.marker_mm, args.dictionary, args.max_views)

@@ -39,5 +39,5 @@ def run(args: argparse.Namespace) -> int:
     data = args.data or Path(tempfile.mkdtemp(prefix="meteors-demo-"))
     config = {"DATA_DIR": data, "RIG": rig, "CALIBRATION": args.cal, "SOURCE": str(args.video), "LOOP": True,
               "LOOP_PAUSE": 2.0, "DEMO_GAME": True}
-    return serve_app(config, args.host, args.port, banner=f"demo: {args.video.name} looped as a live camera, "
+    return serve_app(config, args, banner=f"demo: {args.video.name} looped as a live camera, "
                                                            "with a demo game (random choices but the launches)")

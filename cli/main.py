@@ -12,6 +12,7 @@ import importlib
 import sys
 
 from cli.errors import UserError
+from cli.options import OneLineParser
 
 # name -> (module, one-line help). Order is the order shown in --help.
 COMMANDS: dict[str, tuple[str, str]] = {
@@ -29,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = OneLineParser(
         prog="meteors-judge",
         description="Camera-assisted referee for the board game Meteors.",
     )

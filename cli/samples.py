@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 
 from cli.errors import UserError
+from cli.options import whole_number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -13,14 +14,17 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gen.add_argument("--out", required=True, help="output directory")
     gen.add_argument("--n", type=int, default=30, help="number of clips (default 30: the bundled case mix)")
     gen.add_argument("--seed", type=int, default=0, help="random seed (same seed, same clips)")
-    gen.add_argument("--start", type=int, default=0, help="index of the first clip (default 0)")
+    gen.add_argument("--start", type=whole_number(0, what="a clip index"), default=0,
+                     help="index of the first clip (default 0)")
     gen.add_argument("--workers", type=int, default=2, help="worker processes, at most 2 (default 2)")
     gen.add_argument("--quiet", action="store_true", help="no progress bar")
     sheet = sub.add_parser("sheet", help="draw a clip's true trajectory over a grid of its frames")
     sheet.add_argument("clip", help="clip_NNN.mp4 (its label clip_NNN.json beside it)")
     sheet.add_argument("--out", required=True, help="PNG to write")
-    sheet.add_argument("--columns", type=int, default=4)
-    sheet.add_argument("--rows", type=int, default=4)
+    sheet.add_argument("--columns", type=whole_number(1, 12, what="a number of columns"), default=4,
+                       help="tiles across (1 to 12, default 4)")
+    sheet.add_argument("--rows", type=whole_number(1, 12, what="a number of rows"), default=4,
+                       help="tiles down (1 to 12, default 4)")
 
 
 def run(args: argparse.Namespace) -> int:

@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 from cli.errors import UserError
+from cli.options import port
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -23,10 +24,15 @@ def add_common_arguments(parser: argparse.ArgumentParser, default_data: str | No
     parser.add_argument("--rig", type=Path, help=f"rig file (JSON or TOML; default {default_rig}), "
                                                  "or a labelled clip's JSON (its scene is the rig)")
     parser.add_argument("--cal", type=Path, help="a saved calibration to start from (else the judge calibrates)")
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000; 0 picks a free one)")
+    parser.add_argument("--port", type=port, default=8000, help="port (default 8000; 0 picks a free one)")
     parser.add_argument("--host", default="127.0.0.1",
-                        help="address to serve on (default 127.0.0.1; any other address requires the referee "
-                             "token printed at start for every change)")
+                        help="address to serve on (default 127.0.0.1; any other address, an empty one or 0.0.0.0 "
+                             "too, requires the referee token printed at start for every change)")
+    parser.add_argument("--allowed-host", action="append", default=[], metavar="NAME",
+                        help="a host name the browsers use for this server (besides its IP addresses and the "
+                             "--host name): changes naming any other Host are refused; repeat for several")
+    parser.add_argument("--tls-cert", type=Path, metavar="CERT.pem", help="serve HTTPS with this certificate")
+    parser.add_argument("--tls-key", type=Path, metavar="KEY.pem", help="the certificate's private key")
     where = default_data or "a new temporary folder, printed at start"
     parser.add_argument("--data", type=Path, default=None if default_data is None else Path(default_data),
                         help=f"folder for the database, snapshots and clips (default {where})")
@@ -72,32 +78,58 @@ def _check_port(host: str, port: int) -> None:
         probe_socket.bind((host, port))
 
 
-def serve_app(config: dict, host: str, port: int, banner: str = "") -> int:
+def tls_context(args: argparse.Namespace) -> object | None:
+    """An SSL context from --tls-cert and --tls-key (both or neither); a bad file is a UserError."""
+    if args.tls_cert is None and args.tls_key is None:
+        return None
+    if args.tls_cert is None or args.tls_key is None:
+        raise UserError("give both --tls-cert and --tls-key to serve HTTPS")
+    import ssl
+
+    context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    try:
+        context.load_cert_chain(args.tls_cert, args.tls_key)
+    except (OSError, ssl.SSLError) as error:
+        raise UserError(f"cannot use the TLS certificate {args.tls_cert} and key {args.tls_key}: "
+                        f"{getattr(error, 'strerror', None) or error}") from None
+    return context
+
+
+def serve_app(config: dict, args: argparse.Namespace, banner: str = "") -> int:
     """Build the app, print the address (and the referee token off loopback), serve until Ctrl-C."""
     from werkzeug.serving import make_server
 
     from web import context, create_app
+    from web.headers import quiet_request_handler
+    from web.security import WILDCARD_HOSTS
     from web.store import StoreError
 
+    host, port = args.host, args.port
+    tls = tls_context(args)
     try:
-        app = create_app({**config, "HOST": host})
+        app = create_app({**config, "HOST": host, "ALLOWED_HOSTS": list(args.allowed_host)})
     except StoreError as error:
         raise UserError(str(error)) from None
     except OSError as error:
         raise UserError(f"cannot use the data folder {config.get('DATA_DIR')}: {error.strerror or error}") from None
     try:
         _check_port(host, port)
-        server = make_server(host, port, app, threaded=True)
+        server = make_server(host, port, app, threaded=True, request_handler=quiet_request_handler(),
+                             ssl_context=tls)
     except (OSError, SystemExit) as error:
         live = context(app).live
         if live:
             live.stop()
         raise UserError(f"cannot serve on {host}:{port}: {getattr(error, 'strerror', None) or error}") from None
-    shown_host = host if ":" not in host else f"[{host}]"
-    url = f"http://{shown_host}:{server.server_port}/"
+    shown_host = (host or "0.0.0.0") if ":" not in host else f"[{host}]"
+    scheme = "https" if tls else "http"
+    url = f"{scheme}://{shown_host}:{server.server_port}/"
     if banner:
         print(banner)
     print(f"Meteors Judge dashboard: {url}", flush=True)
+    if host in WILDCARD_HOSTS:
+        print(f"listening on every interface: phones open {scheme}://<this computer's address>:{server.server_port}/",
+              flush=True)
     print(f"data folder: {context(app).data_dir}", flush=True)
     if app.config["REQUIRE_TOKEN"]:
         print(f"referee token: {app.config['REFEREE_TOKEN']}  (needed for every change; players can watch without it)",
@@ -136,4 +168,4 @@ def run(args: argparse.Namespace) -> int:
     if calibration is not None:
         config["CALIBRATION"] = args.cal
     banner = "camera off: enter launch outcomes on the Game page" if source is None else f"judging {source}"
-    return serve_app(config, args.host, args.port, banner)
+    return serve_app(config, args, banner)

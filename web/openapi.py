@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from web import schemas
+from web.limits import MAX_ROW_ID
 
 ERROR = {"$ref": "#/components/schemas/Error"}
 
@@ -21,7 +22,8 @@ def _query(model: type) -> list[dict]:
 
 
 def _path(name: str) -> dict:
-    return {"name": name, "in": "path", "required": True, "schema": {"type": "integer", "minimum": 1}}
+    return {"name": name, "in": "path", "required": True,
+            "schema": {"type": "integer", "minimum": 1, "maximum": MAX_ROW_ID}}
 
 
 def _op(summary: str, body: type | None = None, query: type | None = None, params: tuple[str, ...] = (),
@@ -33,13 +35,19 @@ def _op(summary: str, body: type | None = None, query: type | None = None, param
         "404": {"description": "not found", "content": {"application/json": {"schema": ERROR}}},
     }}
     if changes:
-        op["responses"]["403"] = {"description": "referee token missing (served off loopback) or bad CSRF token",
+        op["responses"]["403"] = {"description": "referee token missing (served off loopback), a Host that is not "
+                                  "this server's, another site's Origin, or a bad CSRF token",
                                   "content": {"application/json": {"schema": ERROR}}}
         op["responses"]["409"] = {"description": "refused by the rules or by the current state",
                                   "content": {"application/json": {"schema": ERROR}}}
         op["security"] = [{"refereeToken": []}, {}]
     if body is not None:
         op["requestBody"] = _body(body)
+        op["responses"]["413"] = {"description": "the body is larger than 64 KiB",
+                                  "content": {"application/json": {"schema": ERROR}}}
+    if content in ("text/event-stream", "multipart/x-mixed-replace"):
+        op["responses"]["503"] = {"description": "too many streams open (Retry-After says when to try again)",
+                                  "content": {"application/json": {"schema": ERROR}}}
     parameters = [_path(p) for p in params] + (_query(query) if query else [])
     if parameters:
         op["parameters"] = parameters

@@ -54,19 +54,26 @@ def play_to_the_end(client, game_id: int, outcomes: tuple[str, ...] = ("void", "
     raise AssertionError("the game did not end")
 
 
-def start_server(data: Path, *extra: str, timeout_s: float = 60.0) -> tuple[subprocess.Popen, str]:
-    """A real `meteors-judge serve` process on a free loopback port; returns it and its address."""
+def start_server(data: Path, *extra: str, timeout_s: float = 60.0,
+                 banner: list[str] | None = None) -> tuple[subprocess.Popen, str]:
+    """A real `meteors-judge serve` process on a free port (loopback unless `extra` says --host); returns it and
+    its address once its banner is printed (its lines go to `banner` when given: the referee token is there)."""
     command = [sys.executable, "-m", "cli.main", "serve", "--port", "0", "--data", str(data), *extra]
     process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                                start_new_session=True)
+    url = None
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
         line = process.stdout.readline()
         if not line and process.poll() is not None:
             break
-        match = re.search(r"dashboard: (http://\S+)", line)
+        if banner is not None:
+            banner.append(line)
+        match = re.search(r"dashboard: (https?://\S+)", line)
         if match:
-            return process, match.group(1).rstrip("/")
+            url = match.group(1).rstrip("/")
+        if url and line.startswith("Ctrl-C to stop"):  # the banner's last line
+            return process, url
     process.kill()
     raise AssertionError(f"serve did not start: {process.stderr.read()}")
 
@@ -80,10 +87,12 @@ def stop_server(process: subprocess.Popen) -> None:
         process.wait(5)
 
 
-def call(url: str, method: str = "GET", body: dict | None = None, timeout_s: float = 30.0) -> tuple[int, dict]:
+def call(url: str, method: str = "GET", body: dict | None = None, timeout_s: float = 30.0,
+         headers: dict[str, str] | None = None) -> tuple[int, dict]:
     """One JSON request to a served dashboard: (status, body); HTTP errors are answers too."""
     data = json.dumps(body).encode() if body is not None else None
-    request = urllib.request.Request(url, data=data, method=method, headers={"Content-Type": "application/json"})
+    request = urllib.request.Request(url, data=data, method=method,
+                                     headers={"Content-Type": "application/json", **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=timeout_s) as response:
             return response.status, json.loads(response.read())

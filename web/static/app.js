@@ -21,6 +21,7 @@ function el(tag, attrs = {}, ...children) {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(attrs)) {
     if (key === "class") node.className = value;
+    else if (key === "style") node.style.cssText = value; // CSSOM: allowed by the page's CSP, an attribute is not
     else if (key.startsWith("on")) node.addEventListener(key.slice(2), value);
     else node.setAttribute(key, value);
   }

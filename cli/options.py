@@ -1,0 +1,57 @@
+"""Argument types that check an option's range as it is parsed, and a parser whose errors are one line.
+
+A bad option is then `meteors-judge CMD: error: argument --port: 70000 is not a port (0 to 65535)`
+and exit 2, like every other mistake of the user's (see `cli.errors`), never a traceback later on.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import sys
+from collections.abc import Callable
+from typing import NoReturn
+
+
+class OneLineParser(argparse.ArgumentParser):
+    """argparse, but an error is one line naming the command and the problem (the usage is in --help)."""
+
+    def error(self, message: str) -> NoReturn:
+        print(f"{self.prog}: error: {message} (see {self.prog} --help)", file=sys.stderr)
+        raise SystemExit(2)
+
+
+def whole_number(low: int, high: int | None = None, what: str = "") -> Callable[[str], int]:
+    """An int from `low` to `high` (no upper bound when None)."""
+
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a whole number") from None
+        if value < low or (high is not None and value > high):
+            span = f"from {low} to {high}" if high is not None else f"at least {low}"
+            raise argparse.ArgumentTypeError(f"{value} is not {what or 'a value'}: it must be {span}")
+        return value
+
+    parse.__name__ = what or "whole number"  # argparse names the type in some messages
+    return parse
+
+
+def positive_number(what: str = "a length") -> Callable[[str], float]:
+    """A finite float above 0."""
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+        if not math.isfinite(value) or value <= 0:
+            raise argparse.ArgumentTypeError(f"{text} is not {what} (a number above 0)")
+        return value
+
+    parse.__name__ = what
+    return parse
+
+
+port = whole_number(0, 65535, "a port")
