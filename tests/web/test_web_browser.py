@@ -124,13 +124,20 @@ def test_verdict_dispute_overrule_and_amended_game(served, browser):
     # Live: the stream and the judge's verdict (pushed by Server-Sent Events, or already there)
     page.goto(f"{url}/live")
     page.wait_for_selector("#conn.ok")  # the Server-Sent Events stream is open
-    page.wait_for_selector("#verdict-card", timeout=60_000)
-    launch_id = int(page.get_attribute("#verdict-card", "data-launch"))
+    # wait until the video has ended and the judge's last launch of this game has its clip, so the game
+    # stays still while we overrule; the page then shows that launch's card
+    _wait_for(lambda: _get(f"{url}/api/status")["live"]["state"] == "ended", 120)
+
+    def judged_with_clip():
+        judged = [d for d in _get(f"{url}/api/launches?game_id={game_id}")["launches"] if d["source"] == "judge"]
+        return judged and judged[-1]["clip_dir"] and judged[-1]
+
+    launch = _wait_for(judged_with_clip, 60)
+    launch_id = launch["id"]
+    page.wait_for_selector(f'#verdict-card[data-launch="{launch_id}"]', timeout=60_000)
     assert page.locator("#verdict-card .badge").first.inner_text()
-    # wait until the clip is saved and the video has ended, so the game stays still while we overrule
-    launch = _wait_for(lambda: (d := _get(f"{url}/api/launches/{launch_id}")).get("clip_dir") and d, 60)
-    _wait_for(lambda: _get(f"{url}/api/status")["live"]["state"] == "ended", 60)
-    page.wait_for_timeout(500)
+    page.wait_for_selector(f'#verdict-card[data-launch="{launch_id}"] img.snap')
+    page.wait_for_function("() => [...document.images].every((image) => image.complete)")
     _shot(page, "live")
     # the judge's events, newest on top, unnumbered (a numbered list read 1 for the latest event)
     assert page.locator("ul#judge-log").count() == 1
@@ -227,6 +234,9 @@ def test_replay_key_frames_bounce_marks_and_release_inset(served, browser):
     launch = launches[0]
     info = _get(f"{url}/api/launches/{launch['id']}/clip.json")
     verdict = launch["verdict"]
+    # the marks were projected with the judge's own calibration when it gave the verdict, and kept with the clip
+    saved = json.loads((served["data"] / launch["clip_dir"] / "clip.json").read_text())
+    assert saved["marks"] == info["marks"] and len(saved["marks"]["bounces"]) == len(verdict["bounces"])
     page = browser.new_page(viewport={"width": 1366, "height": 1000})
     page.set_default_timeout(30_000)
     page.goto(f"{url}/launches/{launch['id']}")
@@ -311,3 +321,4 @@ def test_digital_deck_hands_stay_hidden_until_revealed(served, browser):
     assert not page.locator('details.hand[data-seat="1"] button.opt').first.is_visible()  # Ben's stays hidden
     _shot(page, "game_hand_revealed")
     page.close()
+
