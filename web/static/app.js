@@ -216,9 +216,11 @@ function drawInset(inset, image, info) {
     ctx.setLineDash([6, 4]); ctx.lineWidth = 2; ctx.strokeStyle = "#ffeb3b";
     ctx.beginPath(); ctx.moveTo(...at(ground)); ctx.lineTo(...at(foot)); ctx.stroke(); ctx.setLineDash([]);
   }
-  if (marks.herd_line) {
+  if (marks.herd_line) {  // through the foot of the distance, which lies on the line (the lens may bend it)
     ctx.strokeStyle = "#ff3030"; ctx.lineWidth = 3;
-    ctx.beginPath(); ctx.moveTo(...at(marks.herd_line[0])); ctx.lineTo(...at(marks.herd_line[1])); ctx.stroke();
+    ctx.beginPath(); ctx.moveTo(...at(marks.herd_line[0]));
+    if (release && release.line_foot) ctx.lineTo(...at(release.line_foot));
+    ctx.lineTo(...at(marks.herd_line[1])); ctx.stroke();
   }
   if (release) {
     ctx.setLineDash([6, 4]); ctx.lineWidth = 2; ctx.strokeStyle = "#00e5ff";
