@@ -1,6 +1,8 @@
 """`meteors-judge analyze CLIP --rig RIG`: the verdict of every launch in a recorded clip.
 
-Prints a summary for a person, or with `--json` one object `{"launches": [verdict, ...]}`.
+Prints a summary for a person, or with `--json` one object `{"launches": [verdict, ...], "warnings": [...]}`.
+A file whose frames end before the count it declares, or with a damaged stretch, gets a warning line
+on standard error (and in `warnings`); the verdicts of the frames that could be read are still given.
 `--annotate OUT.mp4` writes the clip with the judge's overlay on every frame, `--snapshot
 OUT.png` a picture of the verdict moment (the frame where the meteor came to rest, with its
 whole track, bounces, herd line, box regions and the verdict).
@@ -29,7 +31,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--launch-mode", choices=LAUNCH_MODES, default="standard", help="standard: 1 table bounce; hard: 2"
     )
-    parser.add_argument("--json", action="store_true", help='print {"launches": [verdict, ...]} as JSON')
+    parser.add_argument("--json", action="store_true",
+                        help='print {"launches": [verdict, ...], "warnings": [...]} as JSON')
     parser.add_argument("--annotate", metavar="OUT.mp4", help="write the annotated video here")
     parser.add_argument("--snapshot", metavar="OUT.png", help="write a picture of the verdict moment here")
 
@@ -125,9 +128,11 @@ def run(args: argparse.Namespace) -> int:
     if annotate is not None:
         print(f"annotated video written to {annotate}", file=sys.stderr)
 
+    for problem in result.decode_problems:  # the verdicts below are of the frames that could be read
+        print(f"meteors-judge analyze: warning: {Path(args.clip).name}: {problem}", file=sys.stderr)
     if args.json:
         launches = [verdict.model_dump(mode="json") for verdict in result.verdicts]
-        print(json.dumps({"launches": launches}, indent=2))
+        print(json.dumps({"launches": launches, "warnings": warning_lines(result)}, indent=2))
         if result.calibration is None:  # standard output stays one JSON object: the why goes to standard error
             print(NEVER_CALIBRATED + "\n" + format_warnings(result), file=sys.stderr)
     else:
@@ -311,8 +316,15 @@ def format_summary(name: str, result: Any) -> str:
     return "\n\n".join(parts)
 
 
+def warning_lines(result: Any) -> list[str]:
+    """What the file could not give, then the judge's warnings (`frame N: ...`)."""
+    judge = [f"frame {item.event.frame}: {item.event.message}" for item in result.events
+             if item.event.kind == "warning"]
+    return [*result.decode_problems, *judge]
+
+
 def format_warnings(result: Any) -> str:
-    warnings = [item.event for item in result.events if item.event.kind == "warning"]
+    warnings = warning_lines(result)
     if not warnings:
         return ""
-    return "warnings:\n" + "\n".join(f"  frame {w.frame}: {w.message}" for w in warnings)
+    return "warnings:\n" + "\n".join(f"  {line}" for line in warnings)

@@ -7,6 +7,7 @@ video) through `on_frame`.
 
 from __future__ import annotations
 
+import dataclasses
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -16,7 +17,7 @@ from typing import Any
 import numpy as np
 
 from calibration.rig import Rig
-from vision.video import VideoError, open_capture, video_info
+from vision.video import FrameReader, VideoError, open_capture, video_info
 
 FrameHook = Callable[[int, np.ndarray, Any, list[Any]], None]  # (index, frame, judge, events of this frame)
 
@@ -41,6 +42,7 @@ class RunResult:
     fps: float = 0.0
     frame_size: tuple[int, int] = (0, 0)
     calibration: Any = None
+    decode_problems: list[str] = field(default_factory=list)  # frames the file declares but could not give
 
     def verdict_emitted_at(self) -> list[int]:
         """For each verdict, the frame whose processing produced it."""
@@ -76,6 +78,9 @@ def run_judge(
 ) -> RunResult:
     """Judge every frame of `video`; raise `VideoError` if it cannot be opened or decodes no frame.
 
+    Frames the file declares but cannot give are in `decode_problems`; past a damaged stretch the
+    judge starts afresh (with the calibration it had), so later launches are judged too.
+
     `capture`, when given, is an already opened `cv2.VideoCapture` of `video` to read from
     (the benchmark opens it with single-threaded decoding); it is released at the end.
     """
@@ -87,13 +92,22 @@ def run_judge(
             judge = make_judge(rig, calibration=calibration, launch_mode=launch_mode, fps=info.fps)
         result = RunResult(fps=info.fps, frame_size=info.frame_size)
         bar = progress_bar(info.frame_count, Path(str(video)).name, enabled=progress)
+        reader = FrameReader(capture, info.frame_count)
         try:
             index = 0
-            while True:
-                ok, frame = capture.read()
-                if not ok:
-                    break
+            resumed_at, damaged_until = -1, -1  # a launch starting before `damaged_until` began in the damage
+            for number, frame in reader:
+                if number != index:  # past a damaged stretch: what was under way is judged as it stands
+                    _collect(result, _disputed(judge.finish() or [], f"the video is damaged from frame {index}: "
+                                               "the launch's end could not be seen"), index)
+                    judge = make_judge(rig, calibration=getattr(judge, "calibration", None) or calibration,
+                                       launch_mode=launch_mode, fps=info.fps)
+                    index = resumed_at = number
+                    damaged_until = number + int(round(info.fps))
                 events = list(judge.process(frame, index) or [])
+                if damaged_until >= 0:
+                    events = _disputed(events, f"frames before {resumed_at} could not be decoded: the launch's "
+                                               "start may not have been seen", starting_before=damaged_until)
                 _collect(result, events, index)
                 if on_frame is not None:
                     on_frame(index, frame, judge, events)
@@ -101,14 +115,34 @@ def run_judge(
                 bar.update(1)
         finally:
             bar.close()
+        result.decode_problems = reader.problems
     finally:
         capture.release()
     if index == 0:
         raise VideoError(f"no frame could be decoded from {video}")
-    _collect(result, list(judge.finish() or []), index)
+    last = list(judge.finish() or [])
+    if damaged_until >= 0:
+        last = _disputed(last, f"frames before {resumed_at} could not be decoded: the launch's start may not have "
+                               "been seen", starting_before=damaged_until)
+    if reader.ended_early:
+        last = _disputed(last, f"the video ends early, at frame {index}: the launch's end could not be seen")
+    _collect(result, last, index)
     result.frames = index
     result.calibration = getattr(judge, "calibration", None)
     return result
+
+
+def _disputed(events: list[Any], reason: str, starting_before: int | None = None) -> list[Any]:
+    """The events with their verdicts disputed for `reason` (only launches starting before a frame, if given)."""
+    out = []
+    for event in events:
+        verdict = getattr(event, "verdict", None)
+        if verdict is not None and (starting_before is None or verdict.start_frame < starting_before):
+            verdict = verdict.model_copy(update={"disputed": True,
+                                                 "dispute_reasons": [*verdict.dispute_reasons, reason]})
+            event = dataclasses.replace(event, verdict=verdict)  # a JudgeEvent
+        out.append(event)
+    return out
 
 
 def _collect(result: RunResult, events: list[Any], emitted_at: int) -> None:

@@ -51,7 +51,7 @@ def test_analyze_json_is_one_object_and_the_snapshot_is_written(analyzed, label)
     code, out, err, snapshot = analyzed
     assert code == 0, err
     payload = json.loads(out)  # exactly one JSON object on standard output
-    assert list(payload) == ["launches"]
+    assert list(payload) == ["launches", "warnings"]
     assert len(payload["launches"]) == 1
     assert "\r" not in err  # no progress bar when standard error is not a terminal
 
@@ -117,5 +117,7 @@ def test_a_rig_that_never_calibrates_says_why_no_launch_was_judged(capsys, other
 
     code = main(["analyze", str(CLIP), "--rig", str(other_box_rig), "--json"])
     out, err = capsys.readouterr()
-    assert code == 0 and json.loads(out) == {"launches": []}
+    payload = json.loads(out)
+    assert code == 0 and payload["launches"] == []
+    assert any(f"box ids {wrong_ids} missing" in line for line in payload["warnings"])
     assert "No launch judged" in err and f"box ids {wrong_ids} missing" in err
