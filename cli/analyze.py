@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 from typing import Any
@@ -60,17 +59,8 @@ def load_calibration_or_exit(path: str | Path | None) -> Any:
         raise UserError(f"bad calibration: {error}") from None
 
 
-def quiet_ffmpeg() -> None:
-    """Silence FFmpeg's own log lines ("moov atom not found"): our errors say it all.
-
-    OpenCV reads OPENCV_FFMPEG_LOGLEVEL once, at the first open, so call this before it.
-    """
-    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
-
-
 def check_video_or_exit(path: str | Path) -> Any:
     """The clip's `VideoInfo`; a missing or unreadable file is a `UserError`."""
-    quiet_ffmpeg()
     from vision.video import VideoError, probe
 
     try:

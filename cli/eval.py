@@ -13,7 +13,6 @@ import json
 import sys
 from pathlib import Path
 
-from cli.analyze import quiet_ffmpeg
 from cli.errors import UserError
 
 
@@ -32,7 +31,6 @@ def run(args: argparse.Namespace) -> int:
     if args.limit is not None and args.limit < 1:
         raise UserError("--limit must be at least 1")
 
-    quiet_ffmpeg()
     from vision.evaluate import Skipped, discover, evaluate, format_report, summarize
     from vision.runner import progress_bar, run_judge
     from vision.video import VideoError, probe

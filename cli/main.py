@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+import warnings
 
 from cli.errors import UserError
 from cli.options import OneLineParser
@@ -43,7 +45,22 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def quiet_libraries() -> None:
+    """No numpy, OpenCV or FFmpeg warning lines before our own: the command's messages say what went wrong.
+
+    OpenCV reads OPENCV_LOG_LEVEL when it loads and OPENCV_FFMPEG_LOGLEVEL at its first open, so this
+    runs before either (an OpenCV loaded already, as in tests, is told directly).
+    """
+    os.environ.setdefault("OPENCV_LOG_LEVEL", "ERROR")
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
+    if "cv2" in sys.modules:
+        cv2 = sys.modules["cv2"]
+        cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_ERROR)
+    warnings.filterwarnings("ignore", category=RuntimeWarning)  # numpy's "invalid value", "empty slice"...
+
+
 def main(argv: list[str] | None = None) -> int:
+    quiet_libraries()
     parser = build_parser()
     args = parser.parse_args(argv)
     if not getattr(args, "run", None):
