@@ -109,6 +109,7 @@ def create_game():
         "dealer": request.form.get("dealer", "seeded"),
         "seed": int(seed) if seed.isdigit() else (seed or None),
         "autoplay": "autoplay" in request.form,
+        "review_disputed": "review_disputed" in request.form,
     }
     body = parse_body(schemas.CreateGame, data)
     game_id = context().games.create(body, who="referee")

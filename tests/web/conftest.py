@@ -48,3 +48,17 @@ def synthetic_video(tmp_path: Path) -> Path:
         writer.write(frame)
     writer.release()
     return path
+
+
+@pytest.fixture(scope="module")
+def browser():
+    """Debian's Chromium driven by Playwright (browser tests; skipped where either is missing)."""
+    from web_helpers import CHROMIUM, CHROMIUM_ARGS
+
+    if not Path(CHROMIUM).exists():
+        pytest.skip(f"{CHROMIUM} is missing: run `sh scripts/ensure-chromium.sh`")
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

@@ -7,22 +7,15 @@ and the game page shows the amended Food and Herd. A screenshot of each page goe
 from __future__ import annotations
 
 import json
-import os
 import re
-import signal
-import subprocess
-import sys
 import time
 import urllib.request
 from pathlib import Path
 
 import pytest
+from web_helpers import CHROMIUM, ROOT, start_server, stop_server
 
-ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 
 pytestmark = pytest.mark.browser
 
@@ -66,39 +59,12 @@ def served(tmp_path_factory):
         {"name": "Carlo"}, {"name": "Gianna"}, {"name": "Marco"}], "seed": 5, "autoplay": True}).json["id"]
     context(app).store.close()
 
-    command = [sys.executable, "-m", "cli.main", "serve", "--video", str(clip), "--rig", str(clip.with_suffix(".json")),
-               "--no-loop", "--port", "0", "--data", str(data)]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                               start_new_session=True)
-    url = None
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline and url is None:
-        line = process.stdout.readline()
-        if not line and process.poll() is not None:
-            break
-        match = re.search(r"dashboard: (http://\S+)", line)
-        if match:
-            url = match.group(1).rstrip("/")
-    if url is None:
-        process.kill()
-        pytest.fail(f"serve did not start: {process.stderr.read()}")
-    yield {"url": url, "game": game, "finished": finished, "data": data}
-    os.killpg(process.pid, signal.SIGINT)
     try:
-        process.wait(10)
-    except subprocess.TimeoutExpired:
-        os.killpg(process.pid, signal.SIGKILL)
-        process.wait(5)
-
-
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
+        process, url = start_server(data, "--video", str(clip), "--rig", str(clip.with_suffix(".json")), "--no-loop")
+    except AssertionError as error:
+        pytest.fail(str(error))
+    yield {"url": url, "game": game, "finished": finished, "data": data}
+    stop_server(process)
 
 
 def _shot(page, name: str) -> None:

@@ -226,3 +226,15 @@ def test_the_launch_page_shows_the_preview_and_asks(client):
     assert confirmed.status_code == 302
     assert client.get(f"/api/launches/{a['id']}").json["outcome"] == WATER
     assert "This throw does not count" in client.get(f"/launches/{b['id']}").get_data(as_text=True)
+
+
+@pytest.mark.parametrize("checked", [True, False])
+def test_the_new_game_form_sets_the_review_option(client, checked):
+    from web_helpers import csrf_of
+
+    form = {"player": ["Ann", "Bob"], "dealer": "seeded", "csrf_token": csrf_of(client)}
+    if checked:
+        form["review_disputed"] = "on"
+    assert client.post("/game/new", data=form).status_code == 302
+    game_id = client.get("/api/games").json["active"]
+    assert state(client, game_id)["config"]["review_disputed"] is checked

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 
 import pytest
-from test_web_browser import ARTIFACTS, CHROMIUM, CHROMIUM_ARGS
+from test_web_browser import _shot
 from test_web_pages import _verdict
-from web_helpers import PLAYERS, call, start_server, stop_server
+from web_helpers import CHROMIUM, PLAYERS, call, start_server, stop_server
 
 from web import context, create_app
 
@@ -45,27 +45,12 @@ def served(tmp_path_factory):
     stop_server(process)
 
 
-@pytest.fixture(scope="module")
-def browser():
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
 @pytest.fixture
 def page(browser):
     page = browser.new_page(viewport={"width": 1366, "height": 900})
     page.set_default_timeout(30_000)
     yield page
     page.close()
-
-
-def _shot(page, name: str) -> None:
-    ARTIFACTS.mkdir(exist_ok=True)
-    page.screenshot(path=str(ARTIFACTS / f"{name}.png"), full_page=True)
 
 
 def test_a_throw_that_did_not_count_is_shown_as_such(served, page):
