@@ -104,6 +104,9 @@ def create_app(config: dict | None = None) -> Flask:
     hub = EventHub()
     store = Store(data_dir / "meteors.sqlite3")
     games = GameService(store, rig=rig, publish=hub.publish)
+    if "launches.counted" in store.added_columns:  # an older database: mark each game's launches counted or not
+        for game in store.games():
+            games.loaded(game["id"])
     ctx = Context(data_dir=data_dir, store=store, hub=hub, games=games, rig=rig,
                   calibration=_load_calibration(config.get("CALIBRATION")))
     app.extensions["meteors"] = ctx

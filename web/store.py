@@ -1,8 +1,9 @@
 """The dashboard's SQLite store: games as event logs, launches, overrides and the audit trail.
 
 One connection per store, guarded by a lock, in WAL mode with `synchronous=FULL`: every write is
-committed before the caller goes on, so an event is on disk before the engine applies it. Clips and
-snapshots are files in the data folder beside the database; rows only hold their relative paths.
+committed before the caller goes on. `transaction()` groups writes that stand or fall together (a
+game event, the override it carries out, the launch rows' links to the engine). Clips and snapshots
+are files in the data folder beside the database; rows only hold their relative paths.
 """
 
 from __future__ import annotations
@@ -124,16 +125,20 @@ class Store:
             self.db.execute("PRAGMA synchronous=FULL")
             self.db.execute("PRAGMA foreign_keys=ON")
             self.db.executescript(SCHEMA)
-            self._add_missing_columns()
+            self.added_columns = self._add_missing_columns()
         except sqlite3.Error as error:
             raise StoreError(f"cannot open the database {self.path}: {error}") from None
         self._depth = 0  # transactions open on this connection (nested ones join the outermost)
 
-    def _add_missing_columns(self) -> None:
+    def _add_missing_columns(self) -> list[str]:
+        """Bring an older database up to the schema; returns the "table.column" names it added."""
+        added = []
         for table, column, declaration in ADDED_COLUMNS:
             present = {row["name"] for row in self.db.execute(f"PRAGMA table_info({table})")}
             if column not in present:
                 self.db.execute(f"ALTER TABLE {table} ADD COLUMN {column} {declaration}")
+                added.append(f"{table}.{column}")
+        return added
 
     def close(self) -> None:
         with self.lock:

@@ -238,3 +238,30 @@ def test_the_new_game_form_sets_the_review_option(client, checked):
     assert client.post("/game/new", data=form).status_code == 302
     game_id = client.get("/api/games").json["active"]
     assert state(client, game_id)["config"]["review_disputed"] is checked
+
+
+def test_an_older_database_gets_its_launches_marked_counted_or_not(data_dir):
+    """A database from before `counted` existed: opening it adds the column and links every game's rows."""
+    import sqlite3
+
+    from web import create_app
+
+    app = create_app({"DATA_DIR": data_dir, "TESTING": True})
+    client = app.test_client()
+    game_id = new_game(client)
+    a = launch(client, game_id, "void")
+    b = launch(client, game_id, "water")
+    overrule(client, a["id"], outcome="water", confirm=True)
+    expected = {row["id"]: (row["counted"], row["not_counted_reason"]) for row in state(client, game_id)["launches"]}
+    assert expected[b["id"]][0] is False
+    context(app).store.close()
+    database = sqlite3.connect(data_dir / "meteors.sqlite3")
+    for column in ("counted", "not_counted_reason", "review"):
+        database.execute(f"ALTER TABLE launches DROP COLUMN {column}")
+    database.commit()
+    database.close()
+
+    again = create_app({"DATA_DIR": data_dir, "TESTING": True})
+    rows = again.test_client().get(f"/api/launches?game_id={game_id}").json["launches"]
+    assert {row["id"]: (row["counted"], row["not_counted_reason"]) for row in rows} == expected
+    context(again).store.close()
