@@ -87,7 +87,7 @@ def marks_px(verdict: dict, calibration: Any, rig: Any) -> dict | None:
     return marks
 
 
-def release_words(verdict: dict) -> str:
+def release_caption(verdict: dict) -> str:
     """The inset's caption: where the ground point under the release is, and what the rule asks."""
     release = verdict.get("release")
     if not release:
@@ -108,6 +108,6 @@ def replay_info(launch: dict, clip_meta: dict, calibration: Any, rig: Any) -> di
         "first_frame": first,
         "key_frames": in_clip(key_frames(verdict, fps), first, int(launch.get("clip_frames") or 0)) if verdict else [],
         "marks": marks,
-        "release_words": release_words(verdict) if verdict else None,
+        "release_caption": release_caption(verdict) if verdict else None,
         "herd_line_signed_mm": (verdict.get("release") or {}).get("herd_line_signed_mm"),
     }

@@ -9,7 +9,7 @@ import pytest
 
 from vision.pipeline import calibration_from_label
 from vision.truth import load_label
-from web.replay import in_clip, key_frames, marks_px, release_words
+from web.replay import in_clip, key_frames, marks_px, release_caption
 
 SAMPLE = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.json"
 pytestmark = pytest.mark.skipif(not SAMPLE.exists(), reason="bundled sample clip is not there")
@@ -51,6 +51,6 @@ def test_marks_project_the_release_its_ground_point_and_the_bounces(labelled):
 
 
 def test_release_caption_says_where_the_release_was():
-    assert release_words({"release": {"herd_line_signed_mm": -12.4}}) == (
+    assert release_caption({"release": {"herd_line_signed_mm": -12.4}}) == (
         "At the release the meteor is above a point 12 mm over the line (it must be released behind the line).")
-    assert release_words({"release": None}) == "The release was not seen."
+    assert release_caption({"release": None}) == "The release was not seen."
