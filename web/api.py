@@ -143,7 +143,7 @@ def status():
     return jsonify({
         "live": live,
         "active_game": active,
-        "not_counting_reason": c.games.not_counting_reason(active),
+        "throws_not_counting": c.games.throws_not_counting(active),
         "referee_token_required": _require_token(),
         "latest_verdict": c.live.latest_verdict if c.live else None,
     })

@@ -268,13 +268,23 @@ class GameService:
                             "launch_id", 409, {"held_by": held["id"]})
 
     def not_counting_reason(self, game_id: int | None) -> str | None:
-        """Why a throw judged now would not count, in plain words (None when it would)."""
+        """Why a throw judged now would not count, as its launch records it (None when it would count)."""
+        words = self._not_counting(game_id)
+        return words[1] if words else None
+
+    def throws_not_counting(self, game_id: int | None) -> str | None:
+        """Why throws do not count now, in the present tense for a banner (None when they count)."""
+        words = self._not_counting(game_id)
+        return words[0] if words else None
+
+    def _not_counting(self, game_id: int | None) -> tuple[str, str] | None:
+        """(now, as a launch's reason) in plain words, or None when a throw now would count."""
         if game_id is None:
-            return NO_GAME
+            return "no game is in play", NO_GAME
         if engine.is_over(self.engine_game(game_id)):
-            return "judged after the game ended"
+            return "the game is over", "judged after the game ended"
         waiting = self._waiting_instead(game_id)
-        return f"judged while the game waited for {waiting}" if waiting else None
+        return (f"the game waits for {waiting}", f"judged while the game waited for {waiting}") if waiting else None
 
     def _waiting_instead(self, game_id: int) -> str | None:
         """What the game waits for when it is not a launch ("Ben's ocean level"), else None."""
@@ -591,7 +601,7 @@ class GameService:
                 "launches": [self.launch_detail(launch["id"]) for launch in self.store.launches(game_id)],
                 "engine_launches": engine.launch_records(game),
                 "events": len(self.store.events(game_id, ("applied",))),
-                "not_counting_reason": self.not_counting_reason(game_id),
+                "throws_not_counting": self.throws_not_counting(game_id),
                 "held_by": (self.held_by(game_id) or {}).get("id"),
             }
 
@@ -600,7 +610,7 @@ class GameService:
             game = self.engine_game(game_id)
             self.publish("game", {"game_id": game_id, "view": engine.view(game), "pending": engine.pending(game),
                                   "over": engine.is_over(game),
-                                  "not_counting_reason": self.not_counting_reason(game_id)})
+                                  "throws_not_counting": self.throws_not_counting(game_id)})
         except Exception:  # a view problem must not undo a recorded change
             self.publish("game", {"game_id": game_id})
 

@@ -58,7 +58,7 @@ def live():
     held = c.games.held_by(active) if active is not None else None
     return render_template("live.html", latest=latest, status=c.live.status.as_dict() if c.live else None,
                            judge_log=judge_log, last_event_id=last_event_id,
-                           not_counting_reason=c.games.not_counting_reason(active), held_by=(held or {}).get("id"))
+                           throws_not_counting=c.games.throws_not_counting(active), held_by=(held or {}).get("id"))
 
 
 @bp.get("/launches/<int:launch_id>/card")

@@ -5,7 +5,8 @@ after a preview, and a disputed machine call holds the game until a referee revi
 from __future__ import annotations
 
 import pytest
-from web_helpers import assert_counted_rows_equal_engine, new_game, state
+from test_web_pages import _verdict
+from web_helpers import assert_counted_rows_equal_engine, csrf_of, new_game, state
 
 from web import context
 from web.store import StoreError
@@ -147,8 +148,9 @@ def test_a_throw_judged_while_the_game_waits_does_not_count_and_can_be_assigned(
     waiting = state(client, game_id)["pending"][0]
     assert waiting["kind"] == "select_dinosaur"
     reason = f"judged while the game waited for {waiting['seat_name']} to choose a dinosaur"
-    assert client.get("/api/status").json["not_counting_reason"] == reason
-    throw = games.record_launch("water", None, "judge", "judge", verdict={"outcome": "water", "disputed": False})
+    assert client.get("/api/status").json["throws_not_counting"] == reason.replace(
+        "judged while the game waited", "the game waits")
+    throw = games.record_launch("water", None, "judge", "judge", verdict=_verdict(30.0, 1))
     detail = client.get(f"/api/launches/{throw}").json
     assert detail["counted"] is False and detail["not_counted_reason"] == reason
     refused = client.post(f"/api/launches/{throw}/assign", json={})
@@ -158,18 +160,23 @@ def test_a_throw_judged_while_the_game_waits_does_not_count_and_can_be_assigned(
     while state(client, game_id)["current_launch"] is None:
         item = state(client, game_id)["pending"][0]
         assert client.post(f"/api/games/{game_id}/commands", json={"option_index": 0}).status_code == 200, item
-    assert client.get("/api/status").json["not_counting_reason"] is None
+    assert client.get("/api/status").json["throws_not_counting"] is None
     slot = state(client, game_id)["current_launch"]["index"]
-    assigned = client.post(f"/api/launches/{throw}/assign", json={"who": "Ada"})
-    assert assigned.status_code == 200
+    page = client.get(f"/launches/{throw}").get_data(as_text=True)
+    assert "Count it for the launch now waiting" in page
+    form = {"csrf_token": csrf_of(client, f"/launches/{throw}"), "who": "Ada"}
+    assert client.post(f"/launches/{throw}/assign", data=form).status_code == 302
+    assigned = client.get(f"/api/launches/{throw}")
     assert assigned.json["counted"] and assigned.json["engine_launch"] == slot
+    assert "Count it for the launch now waiting" not in client.get(f"/launches/{throw}").get_data(as_text=True)
     record = next(r for r in state(client, game_id)["engine_launches"] if r["index"] == slot)
     assert record["outcome"] == "water"
     assert client.post(f"/api/launches/{throw}/assign", json={}).status_code == 409
     assert_rows_equal_engine(app, client, game_id)
 
 
-DISPUTED = {"outcome": "void", "disputed": True, "dispute_reasons": ["the release is within 9 mm of the herd line"]}
+DISPUTED = {**_verdict(-9.0, 1), "outcome": "void", "disputed": True,
+            "dispute_reasons": ["the release is within 9 mm of the herd line"]}
 
 
 @pytest.mark.parametrize("review", ["confirm", "overrule"])
@@ -181,7 +188,8 @@ def test_a_disputed_call_holds_the_game_until_the_referee_reviews_it(app, client
     assert detail["counted"] and detail["needs_review"]
     assert detail["judge_reasons"] == DISPUTED["dispute_reasons"]
     data = state(client, game_id)
-    assert data["held_by"] == held and "review launch" in data["not_counting_reason"]
+    assert data["held_by"] == held
+    assert data["throws_not_counting"] == f"the game waits for the referee to review launch #{held}"
     assert data["pending"] and data["current_launch"] is None  # autoplay stopped at the next decision
     refused = client.post(f"/api/games/{game_id}/commands", json={"option_index": 0})
     assert refused.status_code == 409 and refused.json["held_by"] == held
@@ -211,8 +219,6 @@ def test_a_game_without_review_plays_disputed_calls_on(app, client):
 
 
 def test_the_launch_page_shows_the_preview_and_asks(client):
-    from web_helpers import csrf_of
-
     game_id = new_game(client)
     a = launch(client, game_id, "void")
     b = launch(client, game_id, "water")
@@ -230,8 +236,6 @@ def test_the_launch_page_shows_the_preview_and_asks(client):
 
 @pytest.mark.parametrize("checked", [True, False])
 def test_the_new_game_form_sets_the_review_option(client, checked):
-    from web_helpers import csrf_of
-
     form = {"player": ["Ann", "Bob"], "dealer": "seeded", "csrf_token": csrf_of(client)}
     if checked:
         form["review_disputed"] = "on"

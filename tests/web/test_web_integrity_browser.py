@@ -110,6 +110,9 @@ def test_a_disputed_call_holds_the_game_until_confirmed(served, page):
     _shot(page, "live_held")
     status, refused = call(f"{url}/api/games/{game_id}/commands", "POST", {"option_index": 0})
     assert status == 409 and refused["held_by"] == held
+    page.goto(f"{url}/game/{game_id}")
+    assert f"review launch #{held}" in page.locator("#not-counting").inner_text()
+    _shot(page, "game_held")
 
     page.goto(f"{url}/launches")
     page.click("#filter-review")

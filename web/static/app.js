@@ -124,8 +124,8 @@ function livePage() {
   const banner = document.getElementById("not-counting");
   const refreshBanner = async () => {
     const s = await (await fetch("/api/status")).json();
-    banner.hidden = !s.not_counting_reason;
-    document.getElementById("not-counting-reason").textContent = s.not_counting_reason || "";
+    banner.hidden = !s.throws_not_counting;
+    document.getElementById("not-counting-reason").textContent = s.throws_not_counting || "";
   };
   on("game", refreshBanner);
   on("launch", refreshBanner);
