@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 from test_web_pages import _verdict
-from web_helpers import assert_counted_rows_equal_engine, csrf_of, new_game, state
+from web_helpers import all_at_once, assert_counted_rows_equal_engine, csrf_of, new_game, state
 
 from web import context
 from web.store import StoreError
@@ -269,3 +269,22 @@ def test_an_older_database_gets_its_launches_marked_counted_or_not(data_dir):
     rows = again.test_client().get(f"/api/launches?game_id={game_id}").json["launches"]
     assert {row["id"]: (row["counted"], row["not_counted_reason"]) for row in rows} == expected
     context(again).store.close()
+
+
+def test_overrules_sent_at_once_never_give_an_engine_launch_two_rows(app, client):
+    """Issue 40: 8 referees overruling launches of one game at the same moment, three times over."""
+    import random
+
+    game_id = new_game(client)
+    for outcome in ("void", "water", "void", "void", "water", "void"):
+        launch(client, game_id, outcome)
+    rng = random.Random(40)
+    for _ in range(3):
+        rows = [row["id"] for row in state(client, game_id)["launches"]]
+        targets = [(rng.choice(rows), rng.choice(["void", "water"])) for _ in range(8)]
+        codes = all_at_once([
+            lambda launch_id=launch_id, outcome=outcome: overrule(app.test_client(), launch_id, outcome=outcome,
+                                                                  confirm=True).status_code
+            for launch_id, outcome in targets])
+        assert len(codes) == len(targets) and set(codes) <= {201, 409}
+        assert_rows_equal_engine(app, client, game_id)

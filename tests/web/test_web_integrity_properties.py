@@ -5,13 +5,12 @@ record of its launch, no engine launch has two counted rows, and a restart comes
 from __future__ import annotations
 
 import tempfile
-import threading
 from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from test_web_integrity import assert_rows_equal_engine
-from web_helpers import new_game, state
+from web_helpers import all_at_once, new_game, state
 
 from web import context, create_app
 
@@ -67,19 +66,7 @@ def _step(app, client, game_id: int, step: tuple) -> None:
         assert response.status_code in (200, 409), response.json
     elif kind == "together" and rows:
         targets = [(_pick(rows, step[1])["id"], step[3]), (_pick(rows, step[2])["id"], step[4])]
-        barrier = threading.Barrier(len(targets))
-        codes: list[int] = []
-
-        def send(launch_id: int, outcome: tuple[str, str | None]) -> None:
-            own = app.test_client()
-            barrier.wait()
-            codes.append(_overrule(own, launch_id, outcome))
-
-        threads = [threading.Thread(target=send, args=target) for target in targets]
-        for thread in threads:
-            thread.start()
-        for thread in threads:
-            thread.join()
+        codes = all_at_once([lambda target=target: _overrule(app.test_client(), *target) for target in targets])
         assert len(codes) == len(targets)
 
 

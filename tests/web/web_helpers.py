@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import threading
 import time
 import urllib.error
 import urllib.request
@@ -146,3 +147,20 @@ def drive_until(client, game_id: int, wanted, hits: bool = False) -> tuple[dict,
 
 def mixed_pile(item: dict, data: dict) -> bool:
     return item["kind"] == "take_hatchlings" and any(len(set(gains)) >= 2 for gains in item["detail"]["gains"].values())
+
+
+def all_at_once(requests: list) -> list:
+    """Run each callable in its own thread, released together by a barrier; their results, in any order."""
+    barrier = threading.Barrier(len(requests))
+    results: list = []
+
+    def run(request) -> None:
+        barrier.wait()
+        results.append(request())
+
+    threads = [threading.Thread(target=run, args=(request,)) for request in requests]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    return results
