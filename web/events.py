@@ -13,8 +13,9 @@ import threading
 from collections import deque
 from typing import Any
 
-#: the kinds of event the hub remembers for pages opened later (the Live page's judge log)
-REMEMBERED_KINDS = ("judge",)
+#: the kinds of event the hub remembers for pages opened later (the Live page's judge log), and replays to a
+#: stream that starts `after` an id: a verdict given between a page's render and its stream's start is not lost
+REMEMBERED_KINDS = ("judge", "verdict")
 
 
 class EventHub:

@@ -14,6 +14,7 @@ from pydantic import ValidationError
 from web import context, schemas, words
 from web.api import BadRequest, load_json, parse_body
 from web.games import GameError
+from web.limits import MAX_ROW_ID
 from web.security import end_referee_session, start_referee_session, token_matches
 
 bp = Blueprint("pages", __name__)
@@ -192,7 +193,10 @@ def scores(game_id: int):
 @bp.get("/launches")
 def launches():
     c = context()
-    game_id = request.args.get("game_id", type=int) or c.games.active_game_id()
+    game_id = request.args.get("game_id", type=int)
+    if game_id is not None and not 1 <= game_id <= MAX_ROW_ID:
+        abort(404)  # no such game (and no id SQLite could even hold)
+    game_id = game_id or c.games.active_game_id()
     rows = c.store.launches(game_id if request.args.get("all") is None else None)
     items = [c.games.launch_detail(row["id"]) for row in rows]
     review = request.args.get("review") is not None

@@ -108,3 +108,12 @@ def test_camera_stream_counts_towards_the_cap(make_app, synthetic_video):
     assert client.get("/api/events?seconds=60").status_code == 503
     held.close()
     assert client.get("/api/live/stream.mjpg?max_frames=1").status_code == 200
+
+
+def test_a_verdict_between_the_page_and_its_stream_is_not_lost(client, app):
+    """The Live page renders, the judge gives a verdict, then the page's stream starts `after` the render."""
+    hub = context(app).hub
+    _, rendered_after = hub.history("judge")
+    hub.publish("verdict", {"id": 7, "outcome": "water"})
+    body = _read_in_thread(client, f"/api/events?after={rendered_after}&max_events=1&seconds=5")["body"]
+    assert b"event: verdict" in body and b'"id": 7' in body

@@ -52,6 +52,12 @@ def test_huge_numbers_in_bodies_name_the_field(client, launched, field, value):
     assert response.json["field"] == field
 
 
+def test_huge_game_ids_in_page_queries_are_not_found(client, launched):
+    assert client.get(f"/launches?game_id={HUGE}").status_code == 404
+    assert client.get("/launches?game_id=0").status_code == 404
+    assert client.get(f"/launches?game_id={launched}").status_code == 200
+
+
 @pytest.mark.parametrize("query", [f"game_id={HUGE}", f"limit={HUGE}", "game_id=-1"])
 def test_huge_numbers_in_queries_name_the_field(client, launched, query):
     response = client.get(f"/api/launches?{query}")
