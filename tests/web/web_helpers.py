@@ -8,6 +8,7 @@ import re
 import signal
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 import urllib.error
@@ -63,8 +64,12 @@ def start_server(data: Path, *extra: str, timeout_s: float = 60.0,
     """A real `meteors-judge serve` process on a free port (loopback unless `extra` says --host); returns it and
     its address once its banner is printed (its lines go to `banner` when given: the referee token is there)."""
     command = [sys.executable, "-m", "cli.main", "serve", "--port", "0", "--data", str(data), *extra]
-    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+    # stderr (a line per request) goes to a file: a pipe nobody reads fills after ~64 KiB and then blocks the
+    # server's every request (the browser tests hung that way on a busy machine, where they poll for longer)
+    log = tempfile.TemporaryFile(mode="w+")  # noqa: SIM115 (lives as long as the server: stop_server closes it)
+    process = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.PIPE, stderr=log, text=True,
                                start_new_session=True)
+    process.log = log
     url = None
     deadline = time.monotonic() + timeout_s
     while time.monotonic() < deadline:
@@ -77,9 +82,12 @@ def start_server(data: Path, *extra: str, timeout_s: float = 60.0,
         if match:
             url = match.group(1).rstrip("/")
         if url and line.startswith("Ctrl-C to stop"):  # the banner's last line
+            threading.Thread(target=process.stdout.read, daemon=True).start()  # and whatever it prints later
             return process, url
     process.kill()
-    raise AssertionError(f"serve did not start: {process.stderr.read()}")
+    process.wait(5)
+    log.seek(0)
+    raise AssertionError(f"serve did not start: {log.read()}")
 
 
 def stop_server(process: subprocess.Popen) -> None:
@@ -89,6 +97,7 @@ def stop_server(process: subprocess.Popen) -> None:
     except subprocess.TimeoutExpired:
         os.killpg(process.pid, signal.SIGKILL)
         process.wait(5)
+    process.log.close()
 
 
 def call(url: str, method: str = "GET", body: dict | None = None, timeout_s: float = 30.0,
