@@ -22,7 +22,7 @@ import numpy as np
 
 from calibration.herd import herd_line_errors_mm, table_extent
 from calibration.solve import Calibration, CalibrationError, calibrate_frame, still_scene
-from vision.truth import LaunchTruth, load_label
+from calibration.truth import LaunchTruth, load_label
 
 
 @dataclass

@@ -27,7 +27,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def find_label(clip: Path) -> Any:
     """The valid label beside `clip` whose `video` is this clip (same stem first), or None."""
-    from vision.truth import LabelError, load_label
+    from calibration.truth import LabelError, load_label
 
     same_stem = clip.with_suffix(".json")
     candidates = [same_stem] + sorted(p for p in clip.parent.glob("*.json") if p != same_stem)

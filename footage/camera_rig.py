@@ -1,4 +1,4 @@
-"""A random overhead camera: 0.9–1.6 m above the table, up to 15° of tilt, framing the play area."""
+"""A random overhead camera framing the play area (height, tilt and lens distortion from the world's ranges)."""
 
 from __future__ import annotations
 
@@ -28,14 +28,18 @@ def random_camera(
     launch_direction: np.ndarray,
     distortion: bool,
     margin_px: float = 24.0,
+    height_mm: tuple[float, float] = (900.0, 1600.0),
+    tilt_max_deg: float = 15.0,
+    k1_max: float = 0.05,
+    k2_max: float = 0.0,
 ) -> CameraModel:
     """A camera whose frame holds every point of `must_see` (N×3, table mm) with a margin."""
     width, height = frame_size
     pts = np.asarray(must_see, float)
     lo, hi = pts[:, :2].min(axis=0), pts[:, :2].max(axis=0)
     target = np.append((lo + hi) / 2 + rng.normal(0, 15, 2), 0.0)
-    cam_height = float(rng.uniform(900, 1600))
-    tilt = np.radians(float(rng.uniform(0, 15)))
+    cam_height = float(rng.uniform(*height_mm))
+    tilt = np.radians(float(rng.uniform(0, tilt_max_deg)))
     azimuth = float(rng.uniform(0, 2 * np.pi))
     offset = np.array([np.cos(azimuth), np.sin(azimuth)]) * cam_height * np.tan(tilt)
     center = np.array([target[0] + offset[0], target[1] + offset[1], cam_height])
@@ -54,10 +58,11 @@ def random_camera(
     f_x = min((cx - margin_px) / max(-xn.min(), 1e-6), (width - cx - margin_px) / max(xn.max(), 1e-6))
     f_y = min((cy - margin_px) / max(-yn.min(), 1e-6), (height - cy - margin_px) / max(yn.max(), 1e-6))
     focal = float(min(f_x, f_y)) * float(rng.uniform(0.9, 0.97))
-    k1 = float(rng.uniform(-0.05, 0.05)) if distortion else 0.0
+    k1 = float(rng.uniform(-k1_max, k1_max)) if distortion else 0.0
+    k2 = float(rng.uniform(-k2_max, k2_max)) if distortion and k2_max > 0 else 0.0
     return CameraModel(
         K=((focal, 0.0, cx), (0.0, focal, cy), (0.0, 0.0, 1.0)),
-        dist=(k1, 0.0, 0.0, 0.0, 0.0),
+        dist=(k1, k2, 0.0, 0.0, 0.0),
         rvec=tuple(float(v) for v in rvec),
         tvec=tuple(float(v) for v in tvec),
     )

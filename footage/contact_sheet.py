@@ -7,7 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 
-from vision.truth import LaunchTruth, load_label
+from calibration.truth import LaunchTruth, load_label
 
 COLORS = {"table": (0, 255, 255), "box_floor": (255, 255, 0), "box_wall": (255, 0, 255), "box_rim": (0, 128, 255)}
 

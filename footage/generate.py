@@ -24,7 +24,9 @@ from footage.camera_rig import random_camera
 from footage.labels import Timing, build_label, events_of
 from footage.physics import STILL_SPEED, Material, Trajectory, World, simulate
 from footage.render import DINO_COLORS, HandState, Renderer
-from footage.scenes import LAYOUTS, MarkerSpec, Scene, card_corners, make_box, marker_corners
+from footage.scenes import LAYOUTS, MarkerSpec, Scene, card_corners, make_box, marker_corners, place_objects
+from footage.video_writer import ClipWriter
+from footage.world import NARROW, WIDE, WORLDS, Look, WorldSpec, choose_meteor, draw_look
 
 # ---- the case mix ------------------------------------------------------------------------------
 # The bundled set is indices 0..len(CASE_MIX)-1 of seed 0; later indices draw from RANDOM_CASES.
@@ -73,16 +75,16 @@ WALL_COLORS = [(60, 110, 160), (90, 60, 40), (40, 40, 45), (70, 120, 70), (120, 
 WATER_BGR = (200, 140, 60)
 
 
-def case_for(index: int, rng: np.random.Generator) -> dict:
+def case_for(index: int, rng: np.random.Generator, world: WorldSpec = NARROW) -> dict:
     if index < len(CASE_MIX):
         return dict(CASE_MIX[index])
     spec: dict = {"case": str(rng.choice(RANDOM_CASES))}
     roll = rng.random()
-    if roll < 0.15:
+    if roll < world.low_res_probability:
         spec["res"] = (640, 480)
-    elif roll < 0.25:
+    elif roll < world.low_res_probability + world.full_hd_probability:
         spec["res"] = (1920, 1080)
-    if rng.random() < 0.25:
+    if rng.random() < world.fps_30_probability:
         spec["fps"] = 30
     return spec
 
@@ -90,11 +92,19 @@ def case_for(index: int, rng: np.random.Generator) -> dict:
 # ---- the launch plan ---------------------------------------------------------------------------
 @dataclass
 class Plan:
+    """Where the meteor and the launcher's hand are at any time of the clip.
+
+    Phases: before `t_enter` the meteor is off-screen in the hand (or, for a pick-up, lies in the box
+    while the hand reaches for it); until `t_hold` it is carried to the hold; it is held until
+    `t_throw`, pushed until `t_release`, then flies (`traj`). A clip that starts in the hand has
+    t_enter = t_hold = 0.
+    """
+
     t_enter: float
     t_hold: float
     t_throw: float
     t_release: float
-    start: np.ndarray  # meteor off-screen, in the hand
+    start: np.ndarray  # meteor off-screen in the hand, or lying in the box for a pick-up
     hold: np.ndarray
     release: np.ndarray
     velocity: np.ndarray
@@ -102,6 +112,11 @@ class Plan:
     forward: np.ndarray
     traj: Trajectory | None = None
     orient: list[np.ndarray] = field(default_factory=list)
+    pickup: bool = False
+    reach_from: np.ndarray | None = None  # the off-screen palm a pick-up's hand comes from
+    lift_mm: float = 0.0  # how high a pick-up's carry lifts the meteor (over the box's wall)
+    follow_s: float = 0.06  # how long the hand keeps moving with the meteor after the release
+    open_s: float = 0.05  # how long the fingers take to open
 
     def meteor(self, t: float) -> np.ndarray:
         if t < self.t_enter:
@@ -109,7 +124,8 @@ class Plan:
         if t < self.t_hold:
             s = (t - self.t_enter) / (self.t_hold - self.t_enter)
             s = s * s * (3 - 2 * s)
-            return self.start + (self.hold - self.start) * s
+            lift = np.array([0.0, 0.0, self.lift_mm * math.sin(math.pi * s)])
+            return self.start + (self.hold - self.start) * s + lift
         if t < self.t_throw:
             k = t - self.t_hold
             return self.hold + np.array([1.2 * math.sin(9 * k), 1.0 * math.sin(7 * k + 1), 1.5 * math.sin(5 * k)])
@@ -130,20 +146,25 @@ class Plan:
         up = np.array([0.0, 0.0, 1.0])
         grip_offset = -self.forward * 72 + up * (r + 12)
         if t < self.t_enter:
-            return HandState(self.start + grip_offset, self.forward, 1.0, False)
+            if not self.pickup:
+                return HandState(self.start + grip_offset, self.forward, 1.0, False)
+            s = t / self.t_enter
+            s = s * s * (3 - 2 * s)
+            palm = self.reach_from + (self.start + grip_offset - self.reach_from) * s
+            return HandState(palm, self.forward, max(0.0, 3 * s - 2), True)
         if t < self.t_release:
             return HandState(self.meteor(t) + grip_offset, self.forward, 1.0, True)
         palm_release = self.release + grip_offset
         dt = t - self.t_release
-        tau = 0.06
+        tau = self.follow_s
         follow = palm_release + self.velocity * tau * (1 - math.exp(-dt / tau)) * np.array([1, 1, 0.3])
-        grip = max(0.0, 1 - dt / 0.05)
-        t_back = 0.25
+        grip = max(0.0, 1 - dt / self.open_s)
+        t_back = max(0.25, 3 * tau)
         if dt < t_back:
             return HandState(follow, self.forward, grip, True)
         s = min(1.0, (dt - t_back) / 0.55)
         s = s * s * (3 - 2 * s)
-        end = self.start + grip_offset - self.forward * 120 + up * 60
+        end = (self.reach_from if self.pickup else self.start + grip_offset) - self.forward * 120 + up * 60
         pos = follow + (end - follow) * s
         return HandState(pos, self.forward, 0.0, s < 1.0)
 
@@ -162,10 +183,16 @@ def integrate_orientation(traj: Trajectory, rng: np.random.Generator) -> list[np
 
 
 # ---- scene and camera ----------------------------------------------------------------------------
-def make_scene(rng: np.random.Generator, case: dict) -> tuple[Scene, np.ndarray]:
+def make_scene(rng: np.random.Generator, case: dict, look: Look | None = None) -> tuple[Scene, np.ndarray]:
+    """The box, its pose, the table markers and the lamp; `look` (the wide world) sets the table and lamps."""
     layouts = ("rows", "ends") if case["case"] == "rim" else LAYOUTS
     low_res = case.get("res", (1280, 720))[0] < 1000
-    box = make_box(rng, str(rng.choice(layouts)), marker_min_mm=42.0 if low_res else 30.0)
+    marker_min_mm = 42.0 if low_res else 30.0
+    if look is not None and look.small_box_markers:
+        marker_min_mm = 0.0  # as printed: too small to read at 640×480, or close to it
+    box = make_box(rng, str(rng.choice(layouts)), marker_min_mm=marker_min_mm)
+    if look is not None and look.small_box_markers:
+        _shrink_box_markers(box, float(rng.uniform(14, 20)))
     distance = float(rng.uniform(500, 700))
     bearing = np.radians(float(rng.uniform(-8, 8)))
     center = np.array([distance * math.cos(bearing), distance * math.sin(bearing) + rng.normal(0, 30)])
@@ -192,7 +219,19 @@ def make_scene(rng: np.random.Generator, case: dict) -> tuple[Scene, np.ndarray]
     elevation = np.radians(rng.uniform(50, 75))
     scene.light = np.array([math.cos(azimuth) * math.cos(elevation), math.sin(azimuth) * math.cos(elevation),
                             math.sin(elevation)])
+    if look is not None:
+        scene.look = look
+        scene.table_style = look.table.style
+        scene.light = look.light.lamps[0].direction
     return scene, center
+
+
+def _shrink_box_markers(box, size_mm: float) -> None:
+    """Box markers printed `size_mm` wide, each about its own centre."""
+    for marker in box.markers:
+        center = marker.corners.mean(axis=0)
+        marker.corners = center + (marker.corners - center) * (size_mm / marker.size)
+        marker.size = size_mm
 
 
 def ray_blocked(scene: Scene, camera: CameraModel, point: np.ndarray, kinds=("outer", "partition")) -> bool:
@@ -220,7 +259,8 @@ def ray_blocked(scene: Scene, camera: CameraModel, point: np.ndarray, kinds=("ou
     return False
 
 
-def markers_visible(scene: Scene, camera: CameraModel, frame_size: tuple[int, int]) -> bool:
+def markers_visible(scene: Scene, camera: CameraModel, frame_size: tuple[int, int], min_px: float = 25.0) -> bool:
+    """Every box marker in the picture, clear of the walls, at least `min_px` across its diagonal."""
     w, h = frame_size
     for m in scene.box.markers:
         pts = np.column_stack([scene.pose.box_to_table(m.corners), np.full(4, m.z)])
@@ -231,7 +271,7 @@ def markers_visible(scene: Scene, camera: CameraModel, frame_size: tuple[int, in
         uv = camera.project(pts)
         if uv.min() < 4 or uv[:, 0].max() > w - 5 or uv[:, 1].max() > h - 5:
             return False
-        if np.linalg.norm(uv[0] - uv[2]) < 25:
+        if np.linalg.norm(uv[0] - uv[2]) < min_px:
             return False
     return True
 
@@ -392,7 +432,12 @@ class NoLaunchFound(RuntimeError):
 
 def solve_launch(rng: np.random.Generator, scene: Scene, case: dict, world: World, timing_of, visible,
                  box_center: np.ndarray, trials: int = 400):
-    """Random search over launch parameters until the simulated outcome is the case's."""
+    """Random search over launch parameters until the simulated outcome is the case's.
+
+    In the wide world the throwing motion (`scene.look.motion`) sets the release height and, for a
+    single planned bounce, the time to it (a downward flick reaches the table sooner).
+    """
+    motion = scene.look.motion if scene.look is not None else None
     goal, planned, mode = _plan_goal(case)
     r = scene.meteor_radius
     c = case["case"]
@@ -419,6 +464,8 @@ def solve_launch(rng: np.random.Generator, scene: Scene, case: dict, world: Worl
             h = rng.uniform(max(20, r + 6), 60)
         else:
             h = rng.uniform(max(40, r + 10), 260)
+        if motion is not None and height_kind == "normal":
+            h = max(float(rng.uniform(*motion.height_mm)), r + 6)
         target_xy, target_z = _target_point(rng, scene, case, goal)
         if goal == "rim":  # a lob along one rim side, to roll along it and stop there
             target_xy, release_xy, target_z = _rim_lob(rng, scene)
@@ -437,6 +484,8 @@ def solve_launch(rng: np.random.Generator, scene: Scene, case: dict, world: Worl
             aim_xy = release_xy + (target_xy - release_xy) * frac
             aim_z = r
             tf = rng.uniform(0.12, 0.45) if planned == 1 else rng.uniform(0.1, 0.3)
+            if motion is not None and planned == 1:
+                tf = rng.uniform(*motion.flight_s)
         if goal == "lost":
             tf = rng.uniform(0.1, 0.3)
         vxy = (aim_xy - release_xy) / tf
@@ -468,77 +517,110 @@ def solve_launch(rng: np.random.Generator, scene: Scene, case: dict, world: Worl
 
 
 # ---- one clip ----------------------------------------------------------------------------------------
-def generate_clip(out_dir: Path, index: int, seed: int) -> dict:
-    """Write clip_NNN.mp4 + clip_NNN.json; re-drawn (deterministically) if a marker is not detectable."""
+def generate_clip(out_dir: Path, index: int, seed: int, world: WorldSpec = NARROW) -> dict:
+    """Write clip_NNN.mp4 + clip_NNN.json; re-drawn (deterministically) if a needed marker is not detectable.
+
+    The narrow world needs every marker readable in the first frame; the wide world only the table's,
+    in the first or the last frame (the hand may hide one at first, and box markers may be too small).
+    """
     info = None
     for attempt in range(6):
         try:
-            info = _generate_clip(out_dir, index, seed, attempt)
+            info = _generate_clip(out_dir, index, seed, attempt, world)
         except NoLaunchFound:
             continue
-        if markers_detected(out_dir / info["video"], out_dir / info["label"]):
+        if world.require_box_markers:
+            readable = markers_detected(out_dir / info["video"], out_dir / info["label"])
+        else:
+            readable = markers_detected(out_dir / info["video"], out_dir / info["label"], box_markers=False,
+                                        frames=("first", "last"))
+        if readable:
             return info
     if info is None:
         raise NoLaunchFound(f"clip {index}: no launch found")
     return info
 
 
-def markers_detected(video: Path, label_path: Path, tolerance_px: float = 1.5) -> bool:
-    """Every marker of the label found by ArUco in frame 0 within `tolerance_px` of its labelled corners."""
-    from vision.truth import load_label
+def _first_and_last_frames(video: Path) -> tuple[np.ndarray | None, np.ndarray | None]:
+    cap = cv2.VideoCapture(str(video))
+    ok, first = cap.read()
+    last = first if ok else None
+    while ok:
+        ok, frame = cap.read()
+        if ok:
+            last = frame
+    cap.release()
+    return (first, last) if first is not None else (None, None)
+
+
+def markers_detected(video: Path, label_path: Path, tolerance_px: float = 1.5, box_markers: bool = True,
+                     frames: tuple[str, ...] = ("first",)) -> bool:
+    """Every marker of the label (the table's only, unless `box_markers`) found by ArUco within `tolerance_px`
+    of its labelled corners, in one of `frames` ("first", "last")."""
+    from calibration.truth import load_label
 
     label = load_label(label_path)
-    cap = cv2.VideoCapture(str(video))
-    ok, frame = cap.read()
-    cap.release()
-    if not ok or label.camera is None:
+    first, last = _first_and_last_frames(video)
+    if first is None or label.camera is None:
         return False
     params = cv2.aruco.DetectorParameters()
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
-    corners, ids, _ = detector.detectMarkers(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
-    if ids is None:
-        return False
-    found = {int(i): c.reshape(4, 2) for i, c in zip(ids.reshape(-1), corners, strict=True)}
-    pose = BoxPose.model_validate(label.box_pose.model_dump())
     expected = {m.id: label.camera.project(np.array(m.corners_mm)) for m in label.scene.table_markers}
-    for m in label.scene.box.markers:
-        xy = pose.box_to_table(np.array(m.corners_mm))
-        expected[m.id] = label.camera.project(np.column_stack([xy, np.full(4, m.z_mm)]))
-    for marker_id, want in expected.items():
-        if marker_id not in found or np.linalg.norm(found[marker_id] - want, axis=1).max() > tolerance_px:
-            return False
-    return True
+    if box_markers:
+        pose = BoxPose.model_validate(label.box_pose.model_dump())
+        for m in label.scene.box.markers:
+            xy = pose.box_to_table(np.array(m.corners_mm))
+            expected[m.id] = label.camera.project(np.column_stack([xy, np.full(4, m.z_mm)]))
+    missing = set(expected)
+    for frame in [first if name == "first" else last for name in frames]:
+        corners, ids, _ = detector.detectMarkers(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
+        found = {} if ids is None else {int(i): c.reshape(4, 2) for i, c in zip(ids.reshape(-1), corners,
+                                                                                strict=True)}
+        missing = {marker_id for marker_id in missing if marker_id not in found
+                   or np.linalg.norm(found[marker_id] - expected[marker_id], axis=1).max() > tolerance_px}
+    return not missing
 
 
-def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int) -> dict:
-    rng = np.random.default_rng([seed, index, 7919] if attempt == 0 else [seed, index, 7919, attempt])
-    case = case_for(index, rng)
+def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int, world: WorldSpec = NARROW) -> dict:
+    key = [seed, index, 7919] if attempt == 0 else [seed, index, 7919, attempt]
+    rng = np.random.default_rng(key)
+    look_key = [seed, index, 104729, attempt]  # the look's own streams: [*look_key, part]
+    look = draw_look(np.random.default_rng([*look_key, 1])) if world.varied_looks else None
+    case = case_for(index, rng, world)
     width, height = case.get("res", (1280, 720))
     fps = float(case.get("fps", 60))
     exposure = (rng.uniform(0.5, 0.9) if fps >= 50 else rng.uniform(0.7, 0.95)) / fps
-    distortion = bool(case.get("distortion", rng.random() < 0.35))
+    if look is not None:
+        exposure = look.exposure_share / fps
+    distortion = bool(case.get("distortion", rng.random() < world.distortion_probability))
+    top_mm = max(260.0, look.motion.height_mm[1] + 60) if look is not None else 260.0
     for _attempt in range(8):
-        scene, box_center = make_scene(rng, case)
+        scene, box_center = make_scene(rng, case, look)
         launch_dir = np.append(box_center / np.linalg.norm(box_center), 0.0)
         x_min, x_max, y_min, y_max = scene.table_region
         outline = scene.pose.box_to_table(scene.box.outline)
         must_see = [np.array([x, y, 0.0]) for x in (x_min, x_max) for y in (y_min, y_max)]
         must_see += [np.array([p[0], p[1], scene.box.rim_height]) for p in outline]
-        must_see += [np.array([0.0, 0.0, 260.0])]
+        must_see += [np.array([0.0, 0.0, top_mm])]
         for _ in range(12):
-            camera = round_camera(random_camera(rng, (width, height), np.array(must_see), launch_dir, distortion))
-            if markers_visible(scene, camera, (width, height)):
+            camera = round_camera(random_camera(rng, (width, height), np.array(must_see), launch_dir, distortion,
+                                                height_mm=world.camera_height_mm,
+                                                tilt_max_deg=world.camera_tilt_max_deg, k1_max=world.k1_max,
+                                                k2_max=world.k2_max))
+            if camera.center_mm[2] < top_mm + 350:
+                continue  # the lamp-high release would touch the lens
+            if markers_visible(scene, camera, (width, height), min_px=8.0 if look is not None else 25.0):
                 break
         else:
             continue
         box, r = scene.box, scene.meteor_radius
-        world = World(radius=r, solids=[(s.bounds, s.kind) for s in box.solids], box_yaw_deg=scene.pose.yaw_deg,
+        physics = World(radius=r, solids=[(s.bounds, s.kind) for s in box.solids], box_yaw_deg=scene.pose.yaw_deg,
                       box_center=tuple(scene.pose.translation_mm))
-        world.table = Material(float(rng.uniform(0.62, 0.78)), float(rng.uniform(0.25, 0.45)))
-        world.box = Material(float(rng.uniform(0.45, 0.6)), float(rng.uniform(0.3, 0.5)))
-        world.floor = Material(float(rng.uniform(0.35, 0.5)), float(rng.uniform(0.35, 0.5)))
-        world.rolling_resistance = float(rng.uniform(0.02, 0.045))
+        physics.table = Material(float(rng.uniform(0.62, 0.78)), float(rng.uniform(0.25, 0.45)))
+        physics.box = Material(float(rng.uniform(0.45, 0.6)), float(rng.uniform(0.3, 0.5)))
+        physics.floor = Material(float(rng.uniform(0.35, 0.5)), float(rng.uniform(0.35, 0.5)))
+        physics.rolling_resistance = float(rng.uniform(0.02, 0.045))
 
         def visible(p, camera=camera, w=width, h=height, r=r, scene=scene):
             if ray_blocked(scene, camera, np.asarray(p, float)):
@@ -557,11 +639,14 @@ def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int) -> dict:
             u, v = fx * X / Z + cx, fy * Y / Z + cy
             return -60 < u < w + 60 and -60 < v < h + 60
 
-        world.view_test = cheap_visible
+        physics.view_test = cheap_visible
         t_still = float(rng.uniform(0.55, 1.0))
         t_enter_len = float(rng.uniform(0.35, 0.5))
         t_hold_len = float(rng.uniform(0.15, 0.35))
         t_throw_len = float(rng.uniform(0.1, 0.16))
+        if look is not None:
+            t_still, t_enter_len, t_hold_len, t_throw_len = _start_timing(np.random.default_rng([*look_key, 2]), look,
+                                                                          t_still)
         lead = t_still + t_enter_len + t_hold_len + t_throw_len
 
         def timing_of(traj, lead=lead, fps=fps, exposure=exposure):
@@ -574,7 +659,7 @@ def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int) -> dict:
             return _ShiftedTiming(fps, exposure, n, lead)
 
         try:
-            traj, velocity, spin, mode, release, forward = solve_launch(rng, scene, case, world, timing_of, visible,
+            traj, velocity, spin, mode, release, forward = solve_launch(rng, scene, case, physics, timing_of, visible,
                                                                         box_center)
         except NoLaunchFound:
             continue
@@ -622,6 +707,12 @@ def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int) -> dict:
         names.remove("green")
     scene.meteor_rgb = METEOR_COLORS[str(rng.choice(names))]
     scene.meteor_style = str(rng.choice(METEOR_STYLES))
+    if look is not None:
+        look_rng = np.random.default_rng([*look_key, 3])
+        look.meteor = choose_meteor(look_rng, look, region.startswith("water"))
+        scene.meteor_rgb, scene.meteor_style = look.meteor.rgb, look.meteor.style
+        keep_clear = np.vstack([traj.positions[::20, :2], release[None, :2]])
+        look.objects = place_objects(look_rng, scene, look.table.objects, keep_clear)
     video = f"clip_{index:03d}.mp4"
     # render
     box_colors = {"wall": WALL_COLORS[int(rng.integers(len(WALL_COLORS)))], "partition": (205, 215, 220),
@@ -637,12 +728,16 @@ def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int) -> dict:
             box_colors[reg.name] = dino_cols[k]
             k += 1
     skin = SKINS[int(rng.integers(len(SKINS)))]
+    if look is not None:
+        skin = look.arm.skin_bgr
     renderer = Renderer(scene, camera, (width, height), rng, box_colors, skin)
     plan = _make_plan(scene, camera, (width, height), t_still, t_enter_len, t_hold_len, t_throw_len, release,
                       velocity, spin, forward, traj)
+    if look is not None:
+        _style_plan(plan, scene, camera, (width, height), look, np.random.default_rng([*look_key, 4]))
     plan.orient = integrate_orientation(traj, rng)
     path = out_dir / video
-    _write_video(path, renderer, plan, timing, rng, r)
+    _write_video(path, renderer, plan, timing, rng, r, look)
     decoded = count_frames(path)
     if decoded != frame_count:
         raise RuntimeError(f"{video}: wrote {frame_count} frames, OpenCV decodes {decoded}")
@@ -656,7 +751,15 @@ def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int) -> dict:
             "herd_line_signed_mm": label.release.herd_line_signed_mm,
             "release_height_mm": label.release.height_mm, "rest": label.rest is not None,
             "layout": scene.box.layout, "table": scene.table_style, "meteor_style": scene.meteor_style,
-            "k1": camera.dist[0]}
+            "k1": camera.dist[0], **(_look_summary(look) if look is not None else {"world": world.name})}
+
+
+def _look_summary(look: Look) -> dict:
+    """The wide world's draw for a clip, for the index and the README table."""
+    return {"world": "wide", "meteor_kind": look.meteor.kind, "start": look.start, "motion": look.motion.name,
+            "hand": "two" if look.arm.two_handed else ("left" if look.arm.handed < 0 else "right"),
+            "lamps": len(look.light.lamps), "objects": len(look.objects), "small_box_markers": look.small_box_markers,
+            "crf": look.crf}
 
 
 class _ShiftedTiming(Timing):
@@ -694,12 +797,46 @@ def _make_plan(scene, camera, size, t_still, enter_len, hold_len, throw_len, rel
     return Plan(t_enter, t_hold, t_throw, t_release, start, hold, release, velocity, spin, forward, traj)
 
 
+def _start_timing(rng: np.random.Generator, look: Look, t_still: float) -> tuple[float, float, float, float]:
+    """(still table, hand entering, hold, push) durations for the look's start and motion.
+
+    empty: the table is still for a while, then the hand enters; in_hand: held from the first frame;
+    quick: held from the first frame and released within 0.3 s; pickup: the hand reaches into the
+    box (the first duration), then carries the meteor over the table.
+    """
+    push = float(rng.uniform(*look.motion.push_s))
+    if look.start == "in_hand":
+        return 0.0, 0.0, float(rng.uniform(0.15, 1.0)), push
+    if look.start == "quick":
+        hold = float(rng.uniform(0.0, 0.12))
+        return 0.0, 0.0, hold, min(push, 0.3 - hold - 1e-3)
+    if look.start == "pickup":
+        return float(rng.uniform(0.4, 0.7)), float(rng.uniform(0.5, 0.8)), float(rng.uniform(0.15, 0.5)), push
+    return float(rng.uniform(0.3, 1.0)), float(rng.uniform(0.35, 0.5)), float(rng.uniform(0.15, 0.35)), push
+
+
+def _style_plan(plan: Plan, scene: Scene, camera: CameraModel, size: tuple[int, int], look: Look,
+                rng: np.random.Generator) -> None:
+    """The wide world's hand: its follow-through, and for a pick-up the meteor lying in the box at first."""
+    plan.follow_s = look.motion.follow_s * float(rng.uniform(0.7, 1.6))
+    plan.open_s = max(0.05, 0.8 * plan.follow_s)
+    if look.start != "pickup":
+        return
+    box = scene.box
+    region = box.regions[int(rng.integers(len(box.regions)))]
+    x0, x1, y0, y1 = region.rect
+    spot = np.array([rng.uniform(x0 + 0.3 * (x1 - x0), x1 - 0.3 * (x1 - x0)),
+                     rng.uniform(y0 + 0.3 * (y1 - y0), y1 - 0.3 * (y1 - y0))])
+    plan.reach_from = plan.start - plan.forward * 72 + np.array([0.0, 0.0, scene.meteor_radius + 12])
+    plan.start = np.append(scene.pose.box_to_table(spot)[0], box.floor_height + scene.meteor_radius)
+    plan.pickup = True
+    plan.lift_mm = box.rim_height + 40.0
+
+
 def _write_video(path: Path, renderer: Renderer, plan: Plan, timing: Timing, rng: np.random.Generator,
-                 r: float) -> None:
+                 r: float, look: Look | None = None) -> None:
     w, h = renderer.size
-    writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), timing.fps, (w, h))
-    if not writer.isOpened():
-        raise RuntimeError(f"cannot open a video writer for {path}")
+    writer = ClipWriter(path, timing.fps, (w, h), crf=look.crf if look is not None else None)
     sigma = float(rng.uniform(0.5, 1.1))
     pool = []
     for _ in range(4):
@@ -709,6 +846,9 @@ def _write_video(path: Path, renderer: Renderer, plan: Plan, timing: Timing, rng
     period = rng.uniform(2.5, 6.0, 4)
     amp = float(rng.uniform(0.01, 0.04))
     wb = float(rng.uniform(0.005, 0.02))
+    tint = np.ones(3)
+    if look is not None:
+        amp, wb, tint = look.light.drift, look.light.wb_drift, np.array(look.light.tint_bgr)
 
     def meteor_at(t: float):
         return plan.meteor(t), plan.orientation(t)
@@ -725,10 +865,11 @@ def _write_video(path: Path, renderer: Renderer, plan: Plan, timing: Timing, rng
         k = int(min(32, max(1, math.ceil(disp / 2.0) + 1)))
         times = t0 + (np.arange(k) + 0.5) / k * timing.exposure
         g = 1 + amp * math.sin(2 * math.pi * t0 / period[0] + phase[0])
-        gains = np.array([g * (1 + wb * math.sin(2 * math.pi * t0 / period[c + 1] + phase[c + 1])) for c in range(3)])
+        gains = tint * np.array([g * (1 + wb * math.sin(2 * math.pi * t0 / period[c + 1] + phase[c + 1]))
+                                 for c in range(3)])
         frame = renderer.render_frame(times, meteor_at, hand_at, gains, pool[i % len(pool)])
         writer.write(frame)
-    writer.release()
+    writer.close()
 
 
 def count_frames(path: Path) -> int:
@@ -744,17 +885,17 @@ def count_frames(path: Path) -> int:
 
 
 # ---- many clips ----------------------------------------------------------------------------------------
-def _job(args: tuple[str, int, int]) -> dict:
-    out, index, seed = args
+def _job(args: tuple[str, int, int, str]) -> dict:
+    out, index, seed, world = args
     cv2.setNumThreads(1)
-    return generate_clip(Path(out), index, seed)
+    return generate_clip(Path(out), index, seed, WORLDS[world])
 
 
 def generate(out_dir: str | Path, n: int, seed: int = 0, workers: int = 2, progress: bool = True,
-             start: int = 0) -> list[dict]:
+             start: int = 0, world: WorldSpec = WIDE) -> list[dict]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [(str(out), i, seed) for i in range(start, start + n)]
+    jobs = [(str(out), i, seed, world.name) for i in range(start, start + n)]
     workers = max(1, min(2, workers, len(jobs)))
     from tqdm import tqdm
 
@@ -771,8 +912,9 @@ def generate(out_dir: str | Path, n: int, seed: int = 0, workers: int = 2, progr
                 results.append(result)
                 bar.update(1)
     bar.close()
-    index = {"schema": "meteors-launch-index/1", "labels_schema": "meteors-launch-truth/1",
-             "seed": seed, "count": len(results), "generator": "meteors-judge samples generate", "clips": results}
+    index = {"schema": "meteors-launch-index/1", "labels_schema": "meteors-launch-truth/1", "seed": seed,
+             "world": world.name, "count": len(results), "generator": "meteors-judge samples generate",
+             "clips": results}
     (out / "index.json").write_text(json.dumps(index, indent=2) + "\n", encoding="utf-8")
     return results
 

@@ -1,4 +1,4 @@
-"""Simulation truth → `meteors-launch-truth/1` (vision.truth.LaunchTruth).
+"""Simulation truth → `meteors-launch-truth/1` (calibration.truth.LaunchTruth).
 
 Frame i is exposed over [i/fps, i/fps + exposure]; its reference time (where a label says the
 meteor *is* in frame i) is the middle of that exposure.
@@ -14,9 +14,9 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.geometry import signed_distance_to_line
 from calibration.rig import Rig
+from calibration.truth import LaunchTruth, required_table_bounces
 from footage.physics import STILL_SPEED, Trajectory
 from footage.scenes import Scene, region_at
-from vision.truth import LaunchTruth, required_table_bounces
 
 
 @dataclass

@@ -19,6 +19,7 @@ import numpy as np
 
 from calibration.camera import CameraModel
 from footage.scenes import BoxSpec, Scene
+from footage.world import TableLook
 
 ARUCO = cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50)
 NEAR_PLANE_MM = 20.0  # nearest depth in front of the camera a drawn hand point may have
@@ -38,12 +39,17 @@ def _noise(rng: np.random.Generator, shape: tuple[int, int], cell: float) -> np.
     return cv2.resize(small, (w, h), interpolation=cv2.INTER_CUBIC)
 
 
-def table_texture(rng: np.random.Generator, style: str, shape: tuple[int, int], px_per_mm: float) -> np.ndarray:
-    """A top-down BGR texture of the table surface (float32 0..255)."""
+def table_texture(rng: np.random.Generator, style: str, shape: tuple[int, int], px_per_mm: float,
+                  look: TableLook | None = None) -> np.ndarray:
+    """A top-down BGR texture of the table surface (float32 0..255); `look` sets the colours of the wide world."""
     h, w = shape
+    if look is not None and style in ("felt", "pattern", "laminate"):
+        return _wide_table_texture(rng, look, shape, px_per_mm)
     if style == "wood":
         base = np.array(rng.choice([[60, 105, 150], [45, 80, 125], [90, 140, 185], [40, 65, 95]]), np.float32)
         base = base * rng.uniform(0.9, 1.1)
+        if look is not None:
+            base = np.array(look.base_bgr, np.float32)
         ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
         angle = rng.uniform(0, np.pi)
         along = xs * np.cos(angle) + ys * np.sin(angle)
@@ -61,6 +67,8 @@ def table_texture(rng: np.random.Generator, style: str, shape: tuple[int, int], 
     elif style == "cloth":
         base = np.array(rng.choice([[60, 110, 40], [110, 70, 30], [40, 40, 120], [90, 90, 90], [80, 60, 50]]),
                         np.float32)
+        if look is not None:
+            base = np.array(look.base_bgr, np.float32)
         fine = rng.normal(0, 1, shape).astype(np.float32)
         fine = cv2.GaussianBlur(fine, (0, 0), 0.8)
         mottle = _noise(rng, shape, 40 * px_per_mm)
@@ -68,6 +76,8 @@ def table_texture(rng: np.random.Generator, style: str, shape: tuple[int, int], 
         texture = base[None, None, :] * tone[..., None]
     else:  # "mat": a printed neoprene play mat
         base = np.array(rng.choice([[50, 50, 55], [70, 60, 45], [45, 60, 70], [95, 100, 100]]), np.float32)
+        if look is not None:
+            base = np.array(look.base_bgr, np.float32)
         mottle = _noise(rng, shape, 80 * px_per_mm) + 0.5 * _noise(rng, shape, 12 * px_per_mm)
         ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
         pitch = rng.uniform(40, 70) * px_per_mm
@@ -75,6 +85,36 @@ def table_texture(rng: np.random.Generator, style: str, shape: tuple[int, int], 
         tone = 1.0 + 0.1 * mottle + 0.25 * grid
         texture = base[None, None, :] * tone[..., None]
     return np.clip(texture, 0, 255).astype(np.float32)
+
+
+def _wide_table_texture(rng: np.random.Generator, look: TableLook, shape: tuple[int, int],
+                        px_per_mm: float) -> np.ndarray:
+    """Felt (fine fibres), patterned cloth (checks, stripes or dots) and laminate (smooth, faint mottle)."""
+    h, w = shape
+    base = np.array(look.base_bgr, np.float32)
+    if look.style == "felt":
+        fibres = cv2.GaussianBlur(rng.normal(0, 1, shape).astype(np.float32), (0, 0), 0.6 * px_per_mm)
+        tone = 1.0 + 0.12 * fibres / (fibres.std() + 1e-6) * 0.5 + 0.05 * _noise(rng, shape, 60 * px_per_mm)
+        return np.clip(base[None, None, :] * tone[..., None], 0, 255).astype(np.float32)
+    if look.style == "laminate":
+        tone = 1.0 + 0.02 * _noise(rng, shape, 30 * px_per_mm) + 0.01 * rng.normal(0, 1, shape).astype(np.float32)
+        return np.clip(base[None, None, :] * tone[..., None], 0, 255).astype(np.float32)
+    ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+    pitch = float(rng.uniform(15, 60)) * px_per_mm
+    kind = str(rng.choice(["checks", "stripes", "dots"]))
+    if kind == "checks":
+        mask = ((np.floor(xs / pitch) + np.floor(ys / pitch)) % 2).astype(np.float32)
+    elif kind == "stripes":
+        angle = float(rng.uniform(0, np.pi))
+        mask = ((xs * np.cos(angle) + ys * np.sin(angle)) % pitch < pitch * 0.4).astype(np.float32)
+    else:
+        mask = (((xs % pitch) - pitch / 2) ** 2 + ((ys % pitch) - pitch / 2) ** 2 < (pitch * 0.22) ** 2)
+        mask = mask.astype(np.float32)
+    mask = cv2.GaussianBlur(mask, (0, 0), 0.7 * px_per_mm)
+    second = np.array(look.second_bgr, np.float32)
+    texture = base[None, None, :] * (1 - mask[..., None]) + second[None, None, :] * mask[..., None]
+    fine = cv2.GaussianBlur(rng.normal(0, 1, shape).astype(np.float32), (0, 0), 0.8)
+    return np.clip(texture * (1.0 + 0.05 * fine)[..., None], 0, 255).astype(np.float32)
 
 
 def _warp_marker(dst: np.ndarray, marker_id: int, quad: np.ndarray) -> None:
@@ -110,6 +150,34 @@ def _fill(img: np.ndarray, pts: np.ndarray, color, shift: int = 4) -> None:
     cv2.fillPoly(img, [p], color, lineType=cv2.LINE_AA, shift=shift)
 
 
+def _draw_object(texture: np.ndarray, item: dict, tex: Callable[[np.ndarray], np.ndarray], px_per_mm: float) -> None:
+    """A flat thing lying on the table: a card, a sheet of paper, a coin, a die (its top face) or a pencil."""
+    center = np.asarray(item["xy"], float)
+    a = np.radians(item["angle"])
+    along, across = np.array([np.cos(a), np.sin(a)]), np.array([-np.sin(a), np.cos(a)])
+    color = tuple(float(c) for c in item["bgr"])
+    kind, size = item["kind"], float(item["size"])
+    if kind == "coin":
+        ring = np.linspace(0, 2 * np.pi, 32, endpoint=False)
+        pts = center + size / 2 * np.column_stack([np.cos(ring), np.sin(ring)])
+        _fill(texture, tex(pts), color)
+        _fill(texture, tex(center + (pts - center) * 0.8), tuple(0.85 * c for c in color))
+        return
+    length, width = {"card": (size, size * 1.4), "paper": (size, size * 1.41), "die": (size, size),
+                     "pencil": (size, 7.0)}[kind]
+    quad = np.array([center + sx * along * length / 2 + sy * across * width / 2
+                     for sx, sy in ((-1, -1), (1, -1), (1, 1), (-1, 1))])
+    _fill(texture, tex(quad + np.array([1.5, -1.5])), tuple(0.6 * float(c) for c in texture.mean(axis=(0, 1))))
+    _fill(texture, tex(quad), color)
+    if kind == "card":
+        _fill(texture, tex(center + (quad - center) * 0.8), tuple(0.6 * c for c in color))
+    elif kind == "die":
+        for sx, sy in ((-0.25, -0.25), (0.25, 0.25), (0.0, 0.0)):
+            pip = tex(center + along * sx * size + across * sy * size)[0]
+            cv2.circle(texture, (int(pip[0]), int(pip[1])), max(1, int(0.09 * size * px_per_mm)), (30, 30, 30), -1,
+                       cv2.LINE_AA)
+
+
 @dataclass
 class HandState:
     palm: np.ndarray  # 3D table mm
@@ -133,8 +201,10 @@ class Renderer:
         self.t = camera.translation
         self.C = camera.center_mm
         self.f = camera.focal_px
-        light = np.asarray(scene.light, float)
-        self.L = light / np.linalg.norm(light)
+        self.look = scene.look
+        self.lamps = scene.lamps
+        self.L = self.lamps[0][0]  # the main lamp: shading and highlights
+        self.softness = scene.look.light.softness if scene.look is not None else 1.0
         width, height = frame_size
         self.distorted = any(abs(v) > 0 for v in camera.dist)
         self.pad = int(0.06 * max(width, height)) if self.distorted else 0
@@ -182,16 +252,20 @@ class Renderer:
             p = np.asarray(p, float).reshape(-1, 2)
             return np.column_stack([(p[:, 0] - x_min) * s - 0.5, (y_max - p[:, 1]) * s - 0.5])
 
-        texture = table_texture(rng, scene.table_style, (th, tw), s)
-        # box shadow on the table
-        shadow = np.zeros((th, tw), np.float32)
-        L = self.L
+        texture = table_texture(rng, scene.table_style, (th, tw), s, self.look.table if self.look else None)
+        if self.look is not None:
+            self._add_sheen(texture, tex)
+            for item in self.look.objects:
+                _draw_object(texture, item, tex, s)
+        # box shadow on the table, one per lamp
         outline_t = scene.pose.box_to_table(scene.box.outline)
-        off = -L[:2] * scene.box.rim_height / L[2]
-        hull = cv2.convexHull(np.float32(np.vstack([outline_t, outline_t + off])))
-        _fill(shadow, tex(hull.reshape(-1, 2)), 1.0)
-        shadow = cv2.GaussianBlur(shadow, (0, 0), 4 * s)
-        texture *= (1 - 0.45 * shadow)[..., None]
+        for L, share in self.lamps:
+            shadow = np.zeros((th, tw), np.float32)
+            off = -L[:2] * scene.box.rim_height / L[2]
+            hull = cv2.convexHull(np.float32(np.vstack([outline_t, outline_t + off])))
+            _fill(shadow, tex(hull.reshape(-1, 2)), 1.0)
+            shadow = cv2.GaussianBlur(shadow, (0, 0), 4 * s * self.softness)
+            texture *= (1 - 0.45 * min(1.0, 1.3 * share) * shadow)[..., None]
         # herd cards
         for quad, color in zip(scene.herd_cards, scene.herd_colors, strict=True):
             q = tex(quad)
@@ -244,8 +318,25 @@ class Renderer:
         self.box_mask = box_mask
 
     def _shade(self, color, normal: np.ndarray) -> tuple[float, float, float]:
-        k = 0.55 + 0.45 * max(0.0, float(np.dot(normal, self.L)))
+        lit = sum(share * max(0.0, float(np.dot(normal, L))) for L, share in self.lamps)
+        k = 0.55 + 0.45 * lit
         return tuple(float(c) * k for c in color)
+
+    def _add_sheen(self, texture: np.ndarray, tex: Callable[[np.ndarray], np.ndarray]) -> None:
+        """Each lamp's soft reflection on the table, where its mirror image meets the camera's view."""
+        strength = self.look.table.reflection
+        if strength <= 0:
+            return
+        th, tw = texture.shape[:2]
+        for L, share in self.lamps:
+            mirror = np.array([L[0], L[1], -L[2]])
+            spot = self.C + mirror * (self.C[2] / L[2])
+            center = tex(spot[:2])[0]
+            radius = 0.25 * self.C[2] * self.tex_scale * (1 + 0.5 * self.softness)
+            ys, xs = np.ogrid[0:th, 0:tw]
+            blob = np.exp(-(((xs - center[0]) ** 2 + (ys - center[1]) ** 2) / (2 * radius**2))).astype(np.float32)
+            texture += (70.0 * strength * share * blob)[..., None]
+        np.clip(texture, 0, 255, out=texture)
 
     def _solid_faces(self, bounds, kind: str):
         """Faces of an axis-aligned solid as (corners 4×3 table, normal table, centre table, name)."""
@@ -305,24 +396,24 @@ class Renderer:
                 _fill(canvas, c + (q - c) * (1 + 2.2 / 6), (240, 240, 240))
                 _warp_marker(canvas, marker.id, q)
         # shadows of walls and partitions on the floor
-        shade = np.zeros(canvas.shape[:2], np.float32)
-        L = self.L
-        for solid in box.solids:
-            if solid.kind == "floor":
-                continue
-            x0, x1, y0, y1, z0, z1 = solid.bounds
-            top = np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], float)
-            top_t = self.box3(top, z1)
-            drop = (z1 - box.floor_height) / L[2]
-            shadow_pts = top_t - L * drop
-            base = self.box3(top, box.floor_height)
-            hull2 = np.vstack([shadow_pts, base])
-            _fill(shade, cv2.convexHull(np.float32(self.ideal(hull2))).reshape(-1, 2), 1.0)
-        inner = np.zeros_like(shade)
+        inner = np.zeros(canvas.shape[:2], np.float32)
         x0, x1, y0, y1 = box.inner
         _fill(inner, self.ideal(self.box3(np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)]), box.floor_height)), 1.0)
-        shade = cv2.GaussianBlur(shade * inner, (0, 0), 1.5)
-        canvas *= (1 - 0.4 * shade)[..., None]
+        for L, share in self.lamps:
+            shade = np.zeros(canvas.shape[:2], np.float32)
+            for solid in box.solids:
+                if solid.kind == "floor":
+                    continue
+                x0, x1, y0, y1, z0, z1 = solid.bounds
+                top = np.array([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], float)
+                top_t = self.box3(top, z1)
+                drop = (z1 - box.floor_height) / L[2]
+                shadow_pts = top_t - L * drop
+                base = self.box3(top, box.floor_height)
+                hull2 = np.vstack([shadow_pts, base])
+                _fill(shade, cv2.convexHull(np.float32(self.ideal(hull2))).reshape(-1, 2), 1.0)
+            shade = cv2.GaussianBlur(shade * inner, (0, 0), 1.5 * self.softness)
+            canvas *= (1 - 0.4 * min(1.0, 1.3 * share) * shade)[..., None]
         # walls: far inner faces, partitions (far to near), outer faces, rim tops, rim markers
         wall_color = colors["wall"]
         rim_color = colors["rim"]
@@ -389,8 +480,10 @@ class Renderer:
                 return self.box_mask
         return None
 
-    def shadow_point(self, p: np.ndarray) -> np.ndarray:
-        box, L = self.scene.box, self.L
+    def shadow_point(self, p: np.ndarray, L: np.ndarray | None = None) -> np.ndarray:
+        """Where the main lamp (or lamp direction `L`) throws the shadow of point `p`."""
+        box = self.scene.box
+        L = self.L if L is None else L
         s = p - L * (p[2] / L[2])
         bx, by = self.scene.pose.table_to_box(s[:2])[0]
         if abs(bx) < box.length / 2 and abs(by) < box.width / 2:
@@ -414,15 +507,15 @@ class Renderer:
             if center is not None:
                 uv = self.project(center)[0]
                 rho = float(self.camera.apparent_diameter_px(center, 2 * r)[0] / 2)
-                sp = self.shadow_point(center)
-                suv = self.project(sp)[0]
-                m = (center, orient, uv, rho, suv)
+                shadows = [(self.project(self.shadow_point(center, L))[0], share) for L, share in self.lamps]
+                m = (center, orient, uv, rho, shadows)
                 if -3 * rho - 40 < uv[0] < w + 3 * rho + 40 and -3 * rho - 40 < uv[1] < h + 3 * rho + 40:
-                    boxes.append((min(uv[0], suv[0]) - 2 * rho - 6, min(uv[1], suv[1]) - 2 * rho - 6,
-                                  max(uv[0], suv[0]) + 2 * rho + 6, max(uv[1], suv[1]) + 2 * rho + 6))
+                    for suv, _ in shadows:
+                        boxes.append((min(uv[0], suv[0]) - 2 * rho - 6, min(uv[1], suv[1]) - 2 * rho - 6,
+                                      max(uv[0], suv[0]) + 2 * rho + 6, max(uv[1], suv[1]) + 2 * rho + 6))
             shapes = self._hand_shapes(hand) if hand.visible else None
             if shapes is not None:
-                allp = np.vstack([s[0] for s in shapes])
+                allp = np.vstack([s[0] for s in shapes] + [s[2] for s in shapes if s[2] is not None])
                 boxes.append((allp[:, 0].min() - 4, allp[:, 1].min() - 4, allp[:, 0].max() + 4, allp[:, 1].max() + 4))
             items.append((m, shapes))
         frame = self.background.copy()
@@ -433,7 +526,10 @@ class Renderer:
             x1 = int(min(w, np.ceil(b[:, 2].max())))
             y1 = int(min(h, np.ceil(b[:, 3].max())))
             if x1 > x0 and y1 > y0:
-                bg = self.background_f[y0:y1, x0:x1]
+                bg = self.background_f[y0:y1, x0:x1].copy()
+                middle_hand = items[len(items) // 2][1]
+                if middle_hand is not None:  # a soft shadow: drawn once, where the hand is mid-exposure
+                    self._draw_hand_shadow(bg, x0, y0, middle_hand)
                 acc = np.zeros_like(bg)
                 for m, shapes in items:
                     patch = bg.copy()
@@ -448,22 +544,54 @@ class Renderer:
         frame = cv2.subtract(frame, noise[1])
         return frame
 
-    def _draw_meteor(self, patch: np.ndarray, ox: int, oy: int, m) -> None:
-        center, orient, uv, rho, suv = m
+    def _draw_meteor_shadow(self, patch: np.ndarray, ox: int, oy: int, center: np.ndarray, rho: float,
+                            suv: np.ndarray, share: float) -> None:
+        """A soft dark disc, fainter and wider when the meteor is high (and when the lamp's light is soft)."""
         ph, pw = patch.shape[:2]
-        # shadow: a soft dark disc, fainter and wider when the meteor is high
         height = max(0.0, float(center[2] - self.scene.meteor_radius))
         srad = rho * (1.0 + height / 600.0)
-        strength = 0.45 / (1.0 + height / 150.0)
+        strength = 0.45 * min(1.0, 1.3 * share) / (1.0 + height / 150.0)
         sx, sy = suv[0] - ox, suv[1] - oy
-        xa, xb = int(max(0, sx - srad - 4)), int(min(pw, sx + srad + 5))
-        ya, yb = int(max(0, sy - srad - 4)), int(min(ph, sy + srad + 5))
+        soft = (1.5 + height / 40.0) * self.softness
+        reach = srad + soft + 4
+        xa, xb = int(max(0, sx - reach)), int(min(pw, sx + reach + 1))
+        ya, yb = int(max(0, sy - reach)), int(min(ph, sy + reach + 1))
         if xb > xa and yb > ya:
             yy, xx = np.mgrid[ya:yb, xa:xb].astype(np.float32)
             d = np.sqrt((xx - sx) ** 2 + (yy - sy) ** 2)
-            soft = 1.5 + height / 40.0
             a = strength * np.clip((srad - d) / soft + 0.5, 0, 1)
             patch[ya:yb, xa:xb] *= (1 - a)[..., None]
+
+    def _meteor_pattern(self, nb: np.ndarray, dx: np.ndarray, dy: np.ndarray, orient: np.ndarray):
+        """(brightness modulation, outline scale, second colour's share) of the meteor's surface style."""
+        style = self.scene.meteor_style
+        ones = np.ones(dx.shape, np.float32)
+        mod, edge, second = ones, ones, np.zeros(dx.shape, np.float32)
+        ang = np.arctan2(dy, dx)
+        phase = float(np.arctan2(orient[1, 0], orient[0, 0]))
+        if style == "striped":
+            mod = np.where(np.abs(nb[..., 2]) < 0.22, 0.5, 1.0)
+        elif style == "spotted":
+            dirs = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], np.float32)
+            mod = np.where((nb @ dirs.T).max(axis=-1) > 0.93, 0.45, 1.0)
+        elif style == "irregular":
+            edge = 1.0 + 0.06 * np.sin(3 * ang + phase) + 0.035 * np.sin(5 * ang - 2 * phase)
+            mod = 0.9 + 0.1 * np.sin(nb[..., 0] * 9)
+        elif style == "two_tone":
+            second = (nb[..., 2] > 0).astype(np.float32)
+        elif style == "speckled":
+            speckle = np.sin(nb[..., 0] * 23.0) * np.sin(nb[..., 1] * 19.0) * np.sin(nb[..., 2] * 29.0)
+            second = (speckle > 0.35).astype(np.float32)
+        look = self.look
+        if look is not None and look.aspect < 1.0:  # an ellipsoid: its outline turns with the body
+            edge = edge * (1.0 - (1.0 - look.aspect) * 0.5 * (1 - np.cos(2 * (ang - phase))))
+        return mod, edge, second
+
+    def _draw_meteor(self, patch: np.ndarray, ox: int, oy: int, m) -> None:
+        center, orient, uv, rho, shadows = m
+        ph, pw = patch.shape[:2]
+        for suv, share in shadows:
+            self._draw_meteor_shadow(patch, ox, oy, center, rho, suv, share)
         u, v = uv[0] - ox, uv[1] - oy
         xa, xb = int(max(0, u - rho - 3)), int(min(pw, u + rho + 4))
         ya, yb = int(max(0, v - rho - 3)), int(min(ph, v + rho + 4))
@@ -477,26 +605,18 @@ class Renderer:
         n_cam = np.stack([dx, dy, nz], -1)
         n = n_cam @ self.R  # camera → table frame (R^T n)
         n /= np.linalg.norm(n, axis=-1, keepdims=True) + 1e-9
-        lam = np.clip(n @ self.L, 0, 1)
+        lam = sum(share * np.clip(n @ L, 0, 1) for L, share in self.lamps)
         view = -self.R[2]
         half = self.L + view
         half /= np.linalg.norm(half)
-        spec = np.clip(n @ half, 0, 1) ** 40
+        gloss = self.look.gloss if self.look is not None else 0.5
+        spec = np.clip(n @ half, 0, 1) ** (10 + 60 * gloss) * (0.25 + 1.5 * gloss) / 1.0
         base = np.array(self.scene.meteor_rgb[::-1], np.float32)
-        style = self.scene.meteor_style
         nb = n @ orient  # body frame
-        mod = np.ones_like(lam)
-        edge = np.ones_like(lam)
-        if style == "striped":
-            mod = np.where(np.abs(nb[..., 2]) < 0.22, 0.5, 1.0)
-        elif style == "spotted":
-            dirs = np.array([[1, 0, 0], [-1, 0, 0], [0, 1, 0], [0, -1, 0], [0, 0, 1], [0, 0, -1]], np.float32)
-            mod = np.where((nb @ dirs.T).max(axis=-1) > 0.93, 0.45, 1.0)
-        elif style == "irregular":
-            ang = np.arctan2(dy, dx)
-            phase = float(np.arctan2(orient[1, 0], orient[0, 0]))
-            edge = 1.0 + 0.06 * np.sin(3 * ang + phase) + 0.035 * np.sin(5 * ang - 2 * phase)
-            mod = 0.9 + 0.1 * np.sin(nb[..., 0] * 9)
+        mod, edge, second = self._meteor_pattern(nb, dx, dy, orient)
+        if self.look is not None and self.look.meteor is not None:
+            other = np.array(self.look.meteor.second_rgb[::-1], np.float32)
+            base = base[None, None, :] * (1 - second[..., None]) + other[None, None, :] * second[..., None]
         color = base * ((0.35 + 0.65 * lam) * mod)[..., None] + (160 * spec)[..., None]
         alpha = np.clip((edge * rho - dist * rho) + 0.5, 0, 1)
         sub = patch[ya:yb, xa:xb]
@@ -506,42 +626,72 @@ class Renderer:
             mask = occ[ya + oy:yb + oy, xa + ox:xb + ox][..., None]
             sub[:] = sub * (1 - mask) + self.background_f[ya + oy:yb + oy, xa + ox:xb + ox] * mask
 
-    def _hand_shapes(self, hand: HandState):
-        """Projected 2D polygons of arm, palm and fingers, far to near: list of (pts N×2, bgr)."""
+    def _hand_solids(self, hand: HandState) -> list[tuple[np.ndarray, tuple[float, ...]]]:
+        """3D outlines (N×3, table mm) of arms, palms and fingers, far to near, with their colours."""
         fwd = np.append(hand.forward[:2] / np.linalg.norm(hand.forward[:2]), 0.0)
         side = np.array([-fwd[1], fwd[0], 0.0])
+        arm = self.look.arm if self.look is not None else None
+        if arm is not None and arm.two_handed:  # palms together, the meteor between them
+            return (self._one_hand(hand.palm + side * 38, fwd, side, hand.grip, arm, +1)
+                    + self._one_hand(hand.palm - side * 38, fwd, side, hand.grip, arm, -1))
+        return self._one_hand(hand.palm, fwd, side, hand.grip, arm, arm.handed if arm is not None else 1)
+
+    def _one_hand(self, palm: np.ndarray, fwd: np.ndarray, side: np.ndarray, grip: float, arm, handed: int):
         up = np.array([0.0, 0.0, 1.0])
-        palm = hand.palm
         skin = self.skin
         th = np.linspace(0, 2 * np.pi, 18, endpoint=False)
 
         def ellipse(c3, a_vec, b_vec):
-            pts = c3[None, :] + np.cos(th)[:, None] * a_vec[None, :] + np.sin(th)[:, None] * b_vec[None, :]
-            return self.project(pts)
+            return c3[None, :] + np.cos(th)[:, None] * a_vec[None, :] + np.sin(th)[:, None] * b_vec[None, :]
 
-        shapes = []
+        solids = []
         wrist = palm - fwd * 55
-        shoulder = self._in_front(palm - fwd * 650 + up * 260 + side * 120, wrist)
+        if arm is None:
+            shoulder = palm - fwd * 650 + up * 260 + side * 120
+        else:
+            motion = self.look.motion
+            shoulder = palm - fwd * 600 + side * 140 * handed
+            shoulder[2] = max(motion.shoulder_z_mm, 120.0)
+        shoulder = self._in_front(shoulder, wrist)
         arm_dir = wrist - shoulder
         arm_dir /= np.linalg.norm(arm_dir)
         arm_side = np.cross(arm_dir, up)
         arm_side /= np.linalg.norm(arm_side) + 1e-9
-        arm = np.array([shoulder + arm_side * 60, wrist + arm_side * 33, wrist - arm_side * 33,
-                        shoulder - arm_side * 60])
-        shapes.append((self.project(arm), tuple(skin * 0.82)))
-        shapes.append((ellipse(palm, fwd * 50, side * 42), tuple(skin * 0.95)))
-        grip = hand.grip
-        for k, off in enumerate((-27, -9, 9, 27)):
-            length = 70 - 8 * abs(k - 1.5)
+        arm_poly = np.array([shoulder + arm_side * 60, wrist + arm_side * 33, wrist - arm_side * 33,
+                             shoulder - arm_side * 60])
+        solids.append((arm_poly, tuple(skin * 0.82)))
+        if arm is not None and arm.sleeve_cover > 0:
+            reach = 0.4 + 0.6 * arm.sleeve_cover
+            end = shoulder + (wrist - shoulder) * reach
+            half_width = 60 + (33 - 60) * reach + 4
+            sleeve = np.array([shoulder + arm_side * 64, end + arm_side * half_width, end - arm_side * half_width,
+                               shoulder - arm_side * 64])
+            solids.append((sleeve, tuple(float(c) for c in arm.sleeve_bgr)))
+        solids.append((ellipse(palm, fwd * 50, side * 42), tuple(skin * 0.95)))
+        offsets = (-18, 0, 18) if arm is not None and arm.fingers == 3 else (-27, -9, 9, 27)
+        for k, off in enumerate(offsets):
+            length = 70 - 8 * abs(k - (len(offsets) - 1) / 2)
             reach = length * (0.55 + 0.45 * (1 - grip))
             base = palm + fwd * 38 + side * off
             tip = base + fwd * reach * 0.9 + up * (-10 * grip) + side * off * 0.2 * (1 - grip)
             mid = (base + tip) / 2
-            shapes.append((ellipse(mid, (tip - base) / 2 + fwd * 6, side * 8.5), tuple(skin * (0.9 + 0.03 * k))))
-        thumb_base = palm + side * 40
-        thumb_tip = thumb_base + fwd * (45 + 20 * grip) + side * (12 - 10 * grip)
-        shapes.append((ellipse((thumb_base + thumb_tip) / 2, (thumb_tip - thumb_base) / 2, side * 10), tuple(skin)))
-        return shapes
+            solids.append((ellipse(mid, (tip - base) / 2 + fwd * 6, side * 8.5), tuple(skin * (0.9 + 0.03 * k))))
+        thumb_base = palm + side * 40 * handed
+        thumb_tip = thumb_base + fwd * (45 + 20 * grip) + side * (12 - 10 * grip) * handed
+        solids.append((ellipse((thumb_base + thumb_tip) / 2, (thumb_tip - thumb_base) / 2, side * 10), tuple(skin)))
+        return solids
+
+    def _hand_shapes(self, hand: HandState):
+        """Projected 2D polygons of arm, palm and fingers, far to near: list of (pts N×2, bgr, shadow N×2 or None)."""
+        casts = self.look is not None and self.look.arm.casts_shadow
+        out = []
+        for pts3, color in self._hand_solids(hand):
+            shadow = None
+            if casts:
+                ground = pts3 - self.L[None, :] * (np.maximum(pts3[:, 2:3], 0.0) / self.L[2])
+                shadow = self.project(ground)
+            out.append((self.project(pts3), color, shadow))
+        return out
 
     def _in_front(self, point: np.ndarray, anchor: np.ndarray) -> np.ndarray:
         """`point` moved towards `anchor` until it lies NEAR_PLANE_MM in front of the camera.
@@ -555,8 +705,29 @@ class Renderer:
         keep = (anchor_depth - NEAR_PLANE_MM) / (anchor_depth - depth)
         return anchor + (point - anchor) * keep
 
+    def _draw_hand_shadow(self, patch: np.ndarray, ox: int, oy: int, shapes) -> None:
+        """The arm's shadow on the table from the main lamp: one soft, darker patch."""
+        outlines = [shadow - [ox, oy] for _, _, shadow in shapes if shadow is not None]
+        if not outlines:
+            return
+        blur = 2.0 * self.softness
+        pts = np.vstack(outlines)
+        ph, pw = patch.shape[:2]
+        x0, y0 = (max(0, int(np.floor(v - 3 * blur))) for v in pts.min(axis=0))
+        x1 = min(pw, int(np.ceil(pts[:, 0].max() + 3 * blur)) + 1)
+        y1 = min(ph, int(np.ceil(pts[:, 1].max() + 3 * blur)) + 1)
+        if x1 <= x0 or y1 <= y0:
+            return
+        scale = 0.25  # a soft shadow needs no full resolution: drawn and blurred at a quarter, then enlarged
+        small = np.zeros((max(1, int((y1 - y0) * scale)), max(1, int((x1 - x0) * scale))), np.float32)
+        for outline in outlines:
+            _fill(small, (outline - [x0, y0]) * scale, 1.0)
+        small = cv2.GaussianBlur(small, (0, 0), max(0.5, blur * scale))
+        mask = cv2.resize(small, (x1 - x0, y1 - y0), interpolation=cv2.INTER_LINEAR)
+        patch[y0:y1, x0:x1] *= (1 - 0.35 * self.lamps[0][1] * mask)[..., None]
+
     def _draw_hand(self, patch: np.ndarray, ox: int, oy: int, shapes) -> None:
-        for pts, color in shapes:
+        for pts, color, _ in shapes:
             p = pts - [ox, oy]
             _fill(patch, p, tuple(c * 0.75 for c in color))
             c = p.mean(axis=0)

@@ -12,6 +12,7 @@ import numpy as np
 
 from calibration.geometry import BoxPose
 from calibration.rig import DINOSAUR_TYPES
+from footage.world import Look
 
 # An axis-aligned solid in the box frame: (xmin, xmax, ymin, ymax, zmin, zmax), and what it is.
 Solid = tuple[float, float, float, float, float, float]
@@ -88,6 +89,14 @@ class Scene:
     table_style: str = "wood"
     table_seed: int = 0
     light: np.ndarray = field(default_factory=lambda: np.array([0.3, 0.2, 0.93]))
+    look: Look | None = None  # the wide world's appearance; None draws the narrow world's
+
+    @property
+    def lamps(self) -> list[tuple[np.ndarray, float]]:
+        """(unit direction towards the lamp, share of the light), strongest first."""
+        if self.look is None:
+            return [(np.asarray(self.light, float) / np.linalg.norm(self.light), 1.0)]
+        return [(lamp.direction, lamp.weight) for lamp in self.look.light.lamps]
 
     @property
     def meteor_radius(self) -> float:
@@ -220,3 +229,38 @@ def card_corners(center: np.ndarray, direction: np.ndarray, along: float, across
     normal = np.array([-direction[1], direction[0]])
     u, v = direction * along / 2, normal * across / 2
     return np.array([center - u - v, center + u - v, center + u + v, center - u + v])
+
+
+OBJECT_KINDS = ("card", "paper", "coin", "die", "pencil")
+
+
+def place_objects(rng: np.random.Generator, scene: Scene, count: int, keep_clear_xy: np.ndarray) -> list[dict]:
+    """Things lying about on the table (flat: cards, paper, coins, dice, pencils), off the markers, the box,
+    the herd and the meteor's ground path (`keep_clear_xy`, N×2 table mm)."""
+    x_min, x_max, y_min, y_max = scene.table_region
+    outline = scene.pose.box_to_table(scene.box.outline)
+    blocked = [m.corners.mean(axis=0) for m in scene.table_markers]
+    placed: list[dict] = []
+    for _ in range(count * 20):
+        if len(placed) >= count:
+            break
+        kind = str(rng.choice(OBJECT_KINDS))
+        size = {"card": rng.uniform(55, 65), "paper": rng.uniform(90, 150), "coin": rng.uniform(16, 28),
+                "die": rng.uniform(12, 18), "pencil": rng.uniform(120, 180)}[kind]
+        xy = np.array([rng.uniform(x_min, x_max), rng.uniform(y_min, y_max)])
+        reach = float(size) * 0.8 + 25
+        if min(np.linalg.norm(np.asarray(blocked) - xy, axis=1)) < reach + 45:
+            continue
+        if np.linalg.norm(keep_clear_xy - xy, axis=1).min() < reach + scene.meteor_radius + 20:
+            continue
+        if np.linalg.norm(outline.mean(axis=0) - xy) < scene.box.radius + reach:
+            continue
+        if scene.herd_line is not None and np.linalg.norm(scene.herd_line.mean(axis=0) - xy) < 260 + reach:
+            continue
+        bgr = tuple(int(c) for c in rng.integers(20, 240, 3))
+        if kind == "coin":
+            bgr = (60, 150, 190) if rng.random() < 0.5 else (170, 170, 165)
+        placed.append({"kind": kind, "xy": (float(xy[0]), float(xy[1])), "size": float(size),
+                       "angle": float(rng.uniform(0, 180)), "bgr": bgr})
+        blocked.append(xy)
+    return placed

@@ -28,11 +28,11 @@ import numpy as np
 from calibration.rig import Rig
 from calibration.solve import Calibration
 from calibration.tracking import calibration_doubt
+from calibration.truth import required_table_bounces
 from vision.flight import FLIGHT, FlightAnalysis, FlightImpact, rest_start, segment_flight
 from vision.landing import RIM_BAND_MM, classify_point, herd_line_in_use, herd_line_signed, outline_signed_mm
 from vision.release import estimate_release, held_still_before_throw, release_spread, window_sigma_mm
 from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack, sizes_by_turns
-from vision.truth import required_table_bounces
 from vision.verdict import JudgedBounce, JudgedRelease, JudgedRest, Margin, Verdict
 
 CALIBRATION_MM = 1.5  # one sigma of a table point from the calibration (issue 4's figures)

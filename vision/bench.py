@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 from calibration.rig import Rig
+from calibration.truth import LaunchTruth
 from vision.runner import run_judge
-from vision.truth import LaunchTruth
 from vision.video import VideoError
 
 DECODE_RUNS = 2  # the decode alone is timed twice and the faster run kept (a warm file cache, as for the judge)

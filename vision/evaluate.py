@@ -23,7 +23,7 @@ from typing import Any
 import numpy as np
 
 from calibration.rig import Rig
-from vision.truth import LabelError, LaunchTruth, load_label
+from calibration.truth import LabelError, LaunchTruth, load_label
 
 HERD_MARGIN_MM = 10.0  # herd-line accuracy is also reported for releases farther than this from the line
 

@@ -13,7 +13,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from vision.truth import Landing, LaunchMode, Outcome, Surface
+from calibration.truth import Landing, LaunchMode, Outcome, Surface
 
 Point2 = tuple[float, float]
 

@@ -9,13 +9,13 @@ from pathlib import Path
 
 import pytest
 
+from calibration.truth import load_label
 from vision.runner import run_judge
-from vision.truth import load_label
 
-CLIP = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
+CLIP = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips" / "clip_000.mp4"
 
 
-@pytest.mark.skipif(not CLIP.exists(), reason="sample_videos/clip_000.mp4 is not there")
+@pytest.mark.skipif(not CLIP.exists(), reason="tests/narrow_clips/clip_000.mp4 is not there")
 def test_judge_clip_000(benchmark):
     import cv2
 

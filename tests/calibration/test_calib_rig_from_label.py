@@ -6,9 +6,9 @@ from pathlib import Path
 import pytest
 
 from calibration.rig import RigError, load_rig
-from vision.truth import load_label
+from calibration.truth import load_label
 
-SAMPLE_LABEL = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.json"
+SAMPLE_LABEL = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips" / "clip_000.json"
 
 
 def test_a_label_file_loads_as_the_rig_of_its_scene():

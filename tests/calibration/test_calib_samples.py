@@ -1,4 +1,4 @@
-"""The figures of issue 4 on the labelled clips of sample_videos/ (skipped until the clips exist).
+"""The figures of issue 4 on the narrow-world labelled clips of tests/narrow_clips/.
 
 Each clip's `scene` is the rig as it stands (proving a label's scene is a valid rig file) but
 with its herd line removed, so that the line must come from the cards.
@@ -14,10 +14,10 @@ import pytest
 from calibration.evaluate import evaluate_clip
 from calibration.rig import load_rig
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+SAMPLES = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips"
 LABELS = sorted(SAMPLES.glob("clip_*.json"))  # every bundled clip (~1 s each)
 
-pytestmark = pytest.mark.skipif(not LABELS, reason="no labelled clips in sample_videos/ yet")
+pytestmark = pytest.mark.skipif(not LABELS, reason="no labelled clips in tests/narrow_clips/")
 
 
 @pytest.fixture(scope="module", params=LABELS, ids=[p.stem for p in LABELS])

@@ -19,7 +19,7 @@ from cli.main import main
 from vision.video import FrameReader
 
 ROOT = Path(__file__).resolve().parents[2]
-CLIP = ROOT / "sample_videos" / "clip_000.mp4"
+CLIP = ROOT / "tests" / "narrow_clips" / "clip_000.mp4"
 RIG = CLIP.with_suffix(".json")
 
 

@@ -9,7 +9,7 @@ import pytest
 from cli.main import main
 
 ROOT = Path(__file__).resolve().parents[2]
-CLIP = ROOT / "sample_videos" / "clip_000.mp4"
+CLIP = ROOT / "tests" / "narrow_clips" / "clip_000.mp4"
 LABEL = CLIP.with_suffix(".json")
 
 

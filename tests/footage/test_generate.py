@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from calibration.truth import load_label
 from footage.generate import generate_clip
-from vision.truth import load_label
 
 # index 3 of the case mix is a 640×480 clip (fast to render); 7 is 640×480 at 30 fps
 FAST = 7
@@ -58,12 +58,12 @@ def test_a_simulated_rest_that_still_creeps_is_redrawn_not_fatal(tmp_path: Path,
 
     written = {}
 
-    def no_video(path, renderer, plan, timing, rng, r):
+    def no_video(path, renderer, plan, timing, rng, r, look=None):
         written["frames"] = timing.frame_count
 
     monkeypatch.setattr(generate, "_write_video", no_video)
     monkeypatch.setattr(generate, "count_frames", lambda path: written["frames"])
-    monkeypatch.setattr(generate, "markers_detected", lambda video, label: True)
+    monkeypatch.setattr(generate, "markers_detected", lambda video, label, **options: True)
     info = generate.generate_clip(tmp_path, 123, seed=9007)
     label = load_label(tmp_path / info["label"])
     assert label.rest is not None and label.frame_count == written["frames"]
@@ -91,3 +91,10 @@ def test_the_meteor_flies_from_the_launchers_side_of_the_herd_line(tmp_path: Pat
     label = load_label(tmp_path / f"clip_{index:03d}.json")
     assert label.rest is not None
     assert _signed_from_herd_line(label, label.rest.table_mm) < label.release.herd_line_signed_mm
+
+
+def test_the_narrow_world_still_draws_the_narrow_clips_exactly(tmp_path: Path):
+    """`--world narrow` keeps the original generator: a bundled narrow clip's label comes out byte for byte."""
+    bundled = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips" / f"clip_{FAST:03d}.json"
+    generate_clip(tmp_path, FAST, seed=0)
+    assert (tmp_path / bundled.name).read_text() == bundled.read_text()

@@ -17,6 +17,7 @@ def _overhead_renderer(camera_height_mm: float) -> Renderer:
     renderer = Renderer.__new__(Renderer)  # only the projection is needed, not the scene's textures
     renderer.camera, renderer.R, renderer.t = camera, camera.rotation, camera.translation
     renderer.skin = np.array((120.0, 150.0, 200.0), np.float32)
+    renderer.look = None  # the narrow world's hand
     return renderer
 
 

@@ -10,11 +10,11 @@ from launch_inputs import judge_launch_inputs
 
 from calibration.markers import detect_rig_markers
 from calibration.solve import calibrate_frame
+from calibration.truth import load_label
 from vision.analysis import judge_launch
 from vision.pipeline import JudgeConfig
-from vision.truth import load_label
 
-VIDEO = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
+VIDEO = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips" / "clip_000.mp4"
 
 
 @pytest.fixture(scope="module")

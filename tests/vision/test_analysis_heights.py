@@ -26,10 +26,10 @@ import numpy as np
 import pytest
 from launch_inputs import herd_line_behind_the_release, judge_labelled, judge_launch_inputs
 
+from calibration.truth import load_label
 from vision.analysis import FLIGHT_SIZE_MIN, flight_size_ratio, judge_launch
-from vision.truth import load_label
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
+SAMPLE = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips" / "clip_000.mp4"
 LOB = Path(__file__).resolve().parent / "clips" / "lob_misread_9021_123.mp4"
 LOW_FIT = Path(__file__).resolve().parent / "clips" / "release_fit_too_low_9021_027.mp4"
 SIZE_DOUBT = "in flight the meteor reads"
@@ -249,7 +249,7 @@ def test_the_release_height_is_the_meteor_centres_as_in_the_label():
     """The verdict's `release.height_mm` means what the label's does: the height of the meteor's centre
     above the table (the footage's labels say so), not of its underside. Sample clip_000's fitted
     throw gives the release point, and the verdict reports that point's height."""
-    video = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
+    video = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips" / "clip_000.mp4"
     label = load_label(video.with_suffix(".json"))
     track, rig, calibration, config, frame_index = judge_launch_inputs(video, label)[0]
     verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)

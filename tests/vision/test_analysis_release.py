@@ -8,13 +8,13 @@ from pathlib import Path
 import numpy as np
 from launch_inputs import judge_launch_inputs
 
+from calibration.truth import load_label
 from vision.analysis import judge_launch
 from vision.landing import outline_signed_mm
 from vision.release import estimate_release, release_spread
 from vision.track import HAND, SEEN
-from vision.truth import load_label
 
-VIDEO = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
+VIDEO = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips" / "clip_000.mp4"
 
 
 def test_a_still_spell_in_the_box_before_a_slide_is_not_the_throw():

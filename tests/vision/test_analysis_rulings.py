@@ -11,6 +11,7 @@ from launch_inputs import flight_impact, herd_line_behind_the_release, judge_lau
 
 from calibration.geometry import BoxPose
 from calibration.rig import Rig
+from calibration.truth import load_label
 from vision.analysis import (
     _bracketed_guess,
     _first_departure,
@@ -22,7 +23,6 @@ from vision.analysis import (
 )
 from vision.landing import herd_line_signed, herd_normal
 from vision.track import HAND, SEEN
-from vision.truth import load_label
 
 TRI = ("triceratops", "dinosaur", "triceratops")
 TREX = ("trex", "dinosaur", "trex")
@@ -265,7 +265,7 @@ def test_a_disputed_herd_call_names_the_range_its_release_may_lie_in():
     from the herd line (±20 mm)", a margin beyond its one-sigma figure, which looked certain; it now
     names the range the release may lie in, across the line."""
 
-    samples = Path(__file__).resolve().parents[2] / "sample_videos"
+    samples = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips"
     label = load_label(samples / "clip_000.json")
     track, rig, calibration, config, frame_index = judge_launch_inputs(samples / "clip_000.mp4", label)[0]
     near = herd_line_behind_the_release(calibration, rig, label.release.table_mm, 24.0)

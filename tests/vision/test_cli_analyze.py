@@ -9,13 +9,13 @@ from pathlib import Path
 import pytest
 from launch_inputs import scene_for_another_box
 
+from calibration.truth import load_label
 from cli.main import main
-from vision.truth import load_label
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+SAMPLES = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips"
 CLIP = SAMPLES / "clip_000.mp4"
 
-pytestmark = pytest.mark.skipif(not CLIP.exists(), reason="the bundled sample_videos/clip_000.mp4 is not there")
+pytestmark = pytest.mark.skipif(not CLIP.exists(), reason="tests/narrow_clips/clip_000.mp4 is not there")
 
 
 @pytest.fixture(scope="module")

@@ -9,10 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from calibration.truth import load_label
 from cli.main import main
-from vision.truth import load_label
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "tests" / "narrow_clips"
 NAMES = ("clip_000", "clip_001")
 
 pytestmark = pytest.mark.skipif(
@@ -75,7 +76,7 @@ def _run_on_a_terminal(command: list[str]) -> tuple[int, str]:
     master, slave = pty.openpty()
     fcntl.ioctl(slave, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 120, 0, 0))
     process = subprocess.Popen(command, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=slave,
-                               cwd=SAMPLES.parent)
+                               cwd=ROOT)
     os.close(slave)
     written = b""
     while True:
@@ -98,5 +99,5 @@ def test_eval_shows_a_progress_bar_on_a_terminal_only(folder):
     assert code == 0, terminal
     assert re.search(r"eval: +0%\|.*\| 0/1", terminal) and re.search(r"eval: 100%\|.*\| 1/1", terminal), terminal
     piped = subprocess.run([sys.executable, "-m", "cli.main", "eval", str(folder), "--limit", "1"],
-                           capture_output=True, text=True, cwd=SAMPLES.parent, check=True)
+                           capture_output=True, text=True, cwd=ROOT, check=True)
     assert "\r" not in piped.stderr and "eval:" not in piped.stderr

@@ -11,13 +11,13 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from calibration.truth import load_label
 from footage.labels import rest_center
 from vision.pipeline import JudgeConfig, LaunchJudge, calibration_from_label
 from vision.track import COASTED
-from vision.truth import load_label
 from vision.video import read_frames
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+SAMPLES = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips"
 # 1280×720 at 60 fps (reduced ×2), 1280×720 at 30 fps with motion blur (a small meteor: full
 # resolution), 1920×1080 at 60 fps (reduced ×4)
 CLIPS = ["clip_000", "clip_004", "clip_013"]

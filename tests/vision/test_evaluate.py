@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from calibration.truth import LaunchTruth
 from vision.evaluate import (
     HERD_MARGIN_MM,
     discover,
@@ -16,7 +17,6 @@ from vision.evaluate import (
     score_clip,
     summarize,
 )
-from vision.truth import LaunchTruth
 
 STANDARD_RIG = Path(__file__).resolve().parents[2] / "calibration" / "rigs" / "standard.json"
 

@@ -13,6 +13,7 @@ from launch_inputs import herd_line_behind_the_release, judge_labelled, judge_la
 
 from calibration.camera import CameraModel
 from calibration.geometry import BoxPose
+from calibration.truth import load_label
 from footage.physics import Material, World, simulate
 from vision.analysis import judge_launch
 from vision.flight import (
@@ -28,14 +29,13 @@ from vision.flight import (
     table_restitution,
 )
 from vision.track import PARTIAL, LaunchTrack
-from vision.truth import load_label
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+SAMPLES = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips"
 LABEL = SAMPLES / "clip_000.json"
 FPS = 60.0
 EXPOSURE_HALF = 0.35  # frames: frame i shows the meteor at (i + 0.35)/fps
 
-pytestmark = pytest.mark.skipif(not LABEL.exists(), reason="the bundled sample_videos/clip_000.json is not there")
+pytestmark = pytest.mark.skipif(not LABEL.exists(), reason="tests/narrow_clips/clip_000.json is not there")
 
 
 @pytest.fixture(scope="module")
@@ -175,7 +175,7 @@ def test_a_gap_over_the_bounce_is_bridged(scene):
 CLIP = SAMPLES / "clip_000.mp4"
 
 
-@pytest.mark.skipif(not CLIP.exists(), reason="the bundled sample_videos/clip_000.mp4 is not there")
+@pytest.mark.skipif(not CLIP.exists(), reason="tests/narrow_clips/clip_000.mp4 is not there")
 def test_the_judges_own_track_of_clip_000(monkeypatch):
     """The track and calibration the streaming judge builds for clip_000: its table bounces before
     the box are the label's."""

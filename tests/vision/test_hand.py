@@ -12,14 +12,14 @@ import pytest
 from launch_inputs import judge_launch_inputs
 
 import vision.pipeline as pipeline_module
+from calibration.truth import load_label
 from vision.hand import HandWatch, hand_shift, release_from_pairs, release_from_shifts
 from vision.release import default_exposure_range
 from vision.track import LaunchTrack
-from vision.truth import load_label
 from vision.video import read_frames
 
 ROOT = Path(__file__).resolve().parents[2]
-SAMPLES = ROOT / "sample_videos"
+SAMPLES = ROOT / "tests" / "narrow_clips"
 
 
 def _hand_positions(t_frames: np.ndarray, t_release: float, tau: float, jump: float) -> np.ndarray:

@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from launch_inputs import judge_labelled
 
+from calibration.truth import load_label
 from vision.pipeline import JudgeConfig, LaunchJudge
-from vision.truth import load_label
 from vision.video import read_frames
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+SAMPLES = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips"
 CLIPS = sorted(SAMPLES.glob("clip_*.json"))[:4]
 
 

@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from launch_inputs import scene_for_another_box
 
+from calibration.truth import load_label
 from vision.pipeline import JudgeConfig, LaunchJudge
-from vision.truth import load_label
 from vision.video import read_frames
 
-CLIP = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.mp4"
+CLIP = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips" / "clip_000.mp4"
 
 
 def _judge(edit) -> list:

@@ -9,11 +9,11 @@ import numpy as np
 import pytest
 from launch_inputs import judge_labelled
 
+from calibration.truth import load_label
 from vision.pipeline import JudgeConfig, LaunchJudge, calibration_from_label
 from vision.track import COASTED, HAND, SEEN
-from vision.truth import load_label
 
-LABEL = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.json"
+LABEL = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips" / "clip_000.json"
 LOST_THEN_FOUND = Path(__file__).resolve().parent / "clips" / "lost_then_found_in_box_9038_014.mp4"
 
 

@@ -9,14 +9,14 @@ from pathlib import Path
 import pytest
 from launch_inputs import judge_labelled
 
+from calibration.truth import load_label
 from vision import pipeline
 from vision.pipeline import JudgeConfig, LaunchJudge
 from vision.track import sizes_by_turns
-from vision.truth import load_label
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIPS = Path(__file__).resolve().parent / "clips"
-STILL_AT_ONCE = ROOT / "sample_videos" / "clip_008.mp4"  # 60 fps, still from its labelled rest on
+STILL_AT_ONCE = ROOT / "tests" / "narrow_clips" / "clip_008.mp4"  # 60 fps, still from its labelled rest on
 ROLLED_BACK = CLIPS / "rolled_back_9056_052.mp4"  # 60 fps, turns and creeps 4 mm back before its rest
 SLID_OUT = CLIPS / "slid_out_of_view_9055_084.mp4"  # 60 fps, comes to rest half out of the picture
 PARTIAL_AT_REST = CLIPS / "rest_with_partial_sightings_9061_143.mp4"  # 60 fps, every third sighting a piece

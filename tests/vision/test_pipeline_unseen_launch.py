@@ -13,7 +13,7 @@ from pathlib import Path
 
 from launch_inputs import judge_labelled
 
-from vision.truth import load_label
+from calibration.truth import load_label
 
 CLIP = Path(__file__).resolve().parent / "clips" / "camouflaged_9019_046.mp4"
 

@@ -159,9 +159,9 @@ def test_bundled_clip_release():
     """The real judge's track of a bundled clip: release frame and point as labelled."""
     from launch_inputs import judge_launch_inputs
 
-    from vision.truth import load_label
+    from calibration.truth import load_label
 
-    video = ROOT / "sample_videos" / "clip_000.mp4"
+    video = ROOT / "tests" / "narrow_clips" / "clip_000.mp4"
     label = load_label(video.with_suffix(".json"))
     track, _rig, calibration, _config, _frame = judge_launch_inputs(video, label)[0]
     est = estimate_release(track, calibration.camera, label.scene.meteor.diameter_mm)
@@ -183,7 +183,7 @@ def test_a_kink_high_above_the_table_is_no_first_impact(monkeypatch):
     from launch_inputs import judge_launch_inputs
 
     import vision.release as release_module
-    from vision.truth import load_label
+    from calibration.truth import load_label
 
     label = load_label(HIGH_ARC.with_suffix(".json"))
     track, rig, calibration, _config, _frame = judge_launch_inputs(HIGH_ARC, label)[0]
@@ -429,9 +429,9 @@ def test_a_second_fit_of_the_same_track_takes_the_light_and_the_hand_time_from_t
     from launch_inputs import judge_launch_inputs
 
     import vision.release as release_module
-    from vision.truth import load_label
+    from calibration.truth import load_label
 
-    clip = ROOT / "sample_videos" / "clip_000.mp4"
+    clip = ROOT / "tests" / "narrow_clips" / "clip_000.mp4"
     track, rig, calibration, _config, _frame = judge_launch_inputs(clip, load_label(clip.with_suffix(".json")))[0]
     camera, diameter = calibration.camera, rig.meteor.diameter_mm
     first = estimate_release(track, camera, diameter)

@@ -11,11 +11,11 @@ import pytest
 from launch_inputs import camera_looking_at, judge_launch_inputs
 
 from calibration.camera import CameraModel
+from calibration.truth import load_label
 from vision.release import estimate_release
 from vision.shadow import G_MM_S2, ShadowWatch, find_shadow, fit_light, shadow_heights
-from vision.truth import load_label
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+SAMPLES = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips"
 
 TABLE_BGR = np.array([70.0, 110.0, 160.0])  # a wood table
 SKIN_BGR = np.array([120.0, 150.0, 200.0])
@@ -128,7 +128,7 @@ def test_too_few_shadows_give_no_light():
 
 
 def test_the_shadow_pins_the_release_height_of_a_real_clip():
-    """sample_videos/clip_006: the apparent size alone puts the release 41 mm too low; the shadow's
+    """tests/narrow_clips/clip_006: the apparent size alone puts the release 41 mm too low; the shadow's
     heights bring the fit within a centimetre of the label."""
     label = load_label(SAMPLES / "clip_006.json")
     track, rig, calibration = judge_launch_inputs(SAMPLES / label.video, label)[0][:3]

@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
+from calibration.truth import load_label
 from vision.pipeline import calibration_from_label
-from vision.truth import load_label
 from web.replay import in_clip, key_frames, marks_px, release_caption
 
-SAMPLE = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_000.json"
+SAMPLE = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips" / "clip_000.json"
 pytestmark = pytest.mark.skipif(not SAMPLE.exists(), reason="bundled sample clip is not there")
 
 

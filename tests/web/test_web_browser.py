@@ -22,7 +22,7 @@ pytestmark = pytest.mark.browser
 
 def _clip(tmp_path_factory) -> Path:
     """The bundled default clip, or (before the sample videos exist) one generated the same way."""
-    bundled = ROOT / "sample_videos" / "clip_000.mp4"
+    bundled = ROOT / "tests" / "narrow_clips" / "clip_000.mp4"
     if bundled.exists() and bundled.with_suffix(".json").exists():
         return bundled
     try:

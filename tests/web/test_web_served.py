@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
                  "--disable-component-update", "--disable-sync"]
-RIG = ROOT / "sample_videos" / "clip_000.json"  # its meteor colour is known: the Calibration page shows a swatch
+RIG = ROOT / "tests" / "narrow_clips" / "clip_000.json"  # its meteor colour is known: the page shows a swatch
 
 
 @pytest.fixture(scope="module")

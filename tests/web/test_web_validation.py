@@ -193,7 +193,7 @@ def calibration_file(tmp_path_factory):
     from calibration.rig import load_rig
     from calibration.solve import calibrate_frame
 
-    clip = ROOT / "sample_videos" / "clip_000.mp4"
+    clip = ROOT / "tests" / "narrow_clips" / "clip_000.mp4"
     capture = cv2.VideoCapture(str(clip))
     ok, frame = capture.read()
     capture.release()
@@ -209,7 +209,7 @@ def test_herd_line_points_off_the_frame_are_refused(tmp_path, calibration_file):
 
     path, (width, height) = calibration_file
     app = create_app({"DATA_DIR": tmp_path / "data", "TESTING": True, "CALIBRATION": path,
-                      "RIG": ROOT / "sample_videos" / "clip_000.json"})
+                      "RIG": ROOT / "tests" / "narrow_clips" / "clip_000.json"})
     client = app.test_client()
     try:
         before = client.get("/api/calibration").json["herd_line_mm"]
