@@ -610,7 +610,7 @@ class Renderer:
         half = self.L + view
         half /= np.linalg.norm(half)
         gloss = self.look.gloss if self.look is not None else 0.5
-        spec = np.clip(n @ half, 0, 1) ** (10 + 60 * gloss) * (0.25 + 1.5 * gloss) / 1.0
+        spec = np.clip(n @ half, 0, 1) ** (10 + 60 * gloss) * (0.25 + 1.5 * gloss)
         base = np.array(self.scene.meteor_rgb[::-1], np.float32)
         nb = n @ orient  # body frame
         mod, edge, second = self._meteor_pattern(nb, dx, dy, orient)
