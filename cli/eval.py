@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
 from pathlib import Path
 
 from cli.errors import UserError
+from cli.options import whole_number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", help="folder of labelled clips (video + meteors-launch-truth/1 JSON)")
     parser.add_argument("--json", action="store_true", help="print the metrics and per-clip rows as JSON")
+    parser.add_argument("--out", metavar="FILE.json",
+                        help="also write the --json payload (metrics and per-clip rows) to FILE.json")
     parser.add_argument("--limit", type=int, metavar="N", help="judge only the first N labelled clips (by name)")
+    parser.add_argument("--workers", type=whole_number(1, 2, "a number of worker processes"), default=1,
+                        metavar="N", help="judge clips in N processes, 1 or 2 (default 1); the results are the same")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -30,9 +36,12 @@ def run(args: argparse.Namespace) -> int:
         raise UserError(f"{folder} is not a folder")
     if args.limit is not None and args.limit < 1:
         raise UserError("--limit must be at least 1")
+    out_file = Path(args.out) if args.out else None
+    if out_file is not None:
+        _check_writable(out_file)
 
     from vision.evaluate import Skipped, discover, evaluate, format_report, summarize
-    from vision.runner import progress_bar, run_judge
+    from vision.runner import judge_verdicts, progress_bar
     from vision.video import VideoError, probe
 
     clips, skipped = discover(folder)
@@ -49,9 +58,6 @@ def run(args: argparse.Namespace) -> int:
         reasons = "".join(f"\n  {item.path.name}: {item.reason}" for item in skipped)
         raise UserError(f"no labelled clips (meteors-launch-truth/1 JSON with its video) in {folder}{reasons}")
 
-    def judge_clip(video: Path, rig: object, launch_mode: str) -> list:
-        return run_judge(video, rig, launch_mode=launch_mode, progress=False).verdicts
-
     bar = progress_bar(len(clips), "eval", enabled=None, unit="clip")
 
     def advance(score: object) -> None:
@@ -59,17 +65,19 @@ def run(args: argparse.Namespace) -> int:
         bar.update(1)
 
     try:
-        scores = evaluate(clips, judge_clip, on_clip=advance)
+        scores = evaluate(clips, judge_verdicts, on_clip=advance, workers=args.workers)
     finally:
         bar.close()
 
     metrics = summarize(scores, skipped)
+    payload = {
+        "metrics": metrics,
+        "clips": [score.to_json() for score in scores],
+        "skipped": [{"path": str(item.path), "reason": item.reason} for item in skipped],
+    }
+    if out_file is not None:
+        out_file.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     if args.json:
-        payload = {
-            "metrics": metrics,
-            "clips": [score.to_json() for score in scores],
-            "skipped": [{"path": str(item.path), "reason": item.reason} for item in skipped],
-        }
         print(json.dumps(payload, indent=2))
     else:
         print(f"eval of {folder}")
@@ -78,3 +86,13 @@ def run(args: argparse.Namespace) -> int:
         for item in skipped:
             print(f"skipped {item.path.name}: {item.reason}", file=sys.stderr)
     return 0
+
+
+def _check_writable(path: Path) -> None:
+    """Fail before a long run, not after it, when `--out` cannot be written."""
+    if path.is_dir():
+        raise UserError(f"--out {path} is a folder; give a file name such as {path / 'eval.json'}")
+    if not path.parent.is_dir():
+        raise UserError(f"--out {path}: its folder {path.parent} does not exist")
+    if not os.access(path if path.exists() else path.parent, os.W_OK):
+        raise UserError(f"--out {path} cannot be written (no permission)")

@@ -15,7 +15,11 @@ from __future__ import annotations
 
 import json
 import math
+import multiprocessing
+from collections import deque
 from collections.abc import Callable, Iterable, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -346,27 +350,94 @@ def summarize(scores: Sequence[ClipScore], skipped: Sequence[Skipped] = ()) -> d
 # -- running the judge over a folder ---------------------------------------------------------
 
 JudgeClip = Callable[[Path, Rig, str], list[Any]]  # (video, rig, launch_mode) -> verdicts
+Judged = tuple[list[dict[str, Any]], str | None]  # (the verdicts as plain dicts, the judge's error or None)
 
 
 def evaluate(
     clips: Sequence[LabelledClip],
     judge_clip: JudgeClip,
     on_clip: Callable[[ClipScore], None] | None = None,
+    workers: int = 1,
 ) -> list[ClipScore]:
     """Judge every clip with `judge_clip`, given only its video, the rig of its label's scene and
-    its launch mode, and score the verdicts. A judge that raises on a clip scores as a missed launch."""
-    scores = []
-    for clip in clips:
-        error = None
-        try:
-            verdicts = judge_clip(clip.video_path, clip.truth.scene, clip.truth.launch_mode)
-        except Exception as exc:  # noqa: BLE001 - one failing clip must not stop the evaluation
-            verdicts, error = [], f"{type(exc).__name__}: {exc}"
+    its launch mode, and score the verdicts (in the order of `clips`). A judge that raises on a clip,
+    or whose process dies on it, scores as a missed launch with the error.
+
+    With `workers` > 1 the clips are judged in that many processes (`judge_clip` must then be a
+    module-level function, which a process can import); `on_clip` is called as each clip is done."""
+    scores: list[ClipScore | None] = [None] * len(clips)
+
+    def done(index: int, judged: Judged) -> None:
+        clip = clips[index]
+        verdicts, error = judged
         score = score_clip(clip.truth, verdicts, clip=clip.name, video=clip.truth.video, error=error)
-        scores.append(score)
+        scores[index] = score
         if on_clip is not None:
             on_clip(score)
-    return scores
+
+    if workers <= 1:
+        for index, clip in enumerate(clips):
+            done(index, _judge_one(judge_clip, clip))
+    else:
+        _judge_in_processes(clips, judge_clip, workers, done)
+    return [score for score in scores if score is not None]
+
+
+def _judge_one(judge_clip: JudgeClip, clip: LabelledClip) -> Judged:
+    """One clip's verdicts (as dicts), or the error the judge raised on it."""
+    try:
+        verdicts = judge_clip(clip.video_path, clip.truth.scene, clip.truth.launch_mode)
+    except Exception as exc:  # noqa: BLE001 - one failing clip must not stop the evaluation
+        return [], f"{type(exc).__name__}: {exc}"
+    return [as_dict(verdict) for verdict in verdicts], None
+
+
+def _one_thread_each() -> None:
+    """Each worker decodes and judges on one thread: `workers` processes share the cores, not fight for them."""
+    import cv2
+
+    cv2.setNumThreads(1)
+
+
+def _judge_in_processes(
+    clips: Sequence[LabelledClip], judge_clip: JudgeClip, workers: int, done: Callable[[int, Judged], None]
+) -> None:
+    """Judge `clips` in `workers` fresh processes, at most one clip per process at a time.
+
+    A process that dies (a crash in native code, the kernel's OOM killer) breaks its pool; the
+    clips it was judging are then judged again one at a time in a process of their own, so the
+    one that kills its process is found and scored with the error, and the others still count."""
+    context = multiprocessing.get_context("spawn")  # no fork of a parent whose OpenCV/FFmpeg threads run
+    waiting = deque(range(len(clips)))
+    suspects: deque[int] = deque()  # being judged when a pool broke: judged again, each alone
+    while waiting or suspects:
+        queue, size = (deque([suspects.popleft()]), 1) if suspects else (waiting, workers)
+        pool = ProcessPoolExecutor(size, mp_context=context, initializer=_one_thread_each)
+        running: dict[Future[Judged], int] = {}
+        try:
+            while queue or running:
+                while queue and len(running) < size:
+                    index = queue.popleft()
+                    running[pool.submit(_judge_one, judge_clip, clips[index])] = index
+                finished, _ = wait(running, return_when=FIRST_COMPLETED)
+                broken = False
+                for future in finished:
+                    index = running.pop(future)
+                    try:
+                        judged = future.result()
+                    except BrokenProcessPool:
+                        if size > 1:
+                            suspects.append(index)
+                            broken = True
+                            continue
+                        judged = [], "the judge's process died on this clip (a crash in native code, or memory)"
+                    done(index, judged)
+                if broken:  # the pool is gone: every clip it was judging is judged again, alone
+                    suspects.extend(running.values())
+                    running.clear()
+                    break
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
 
 
 # -- the report ------------------------------------------------------------------------------

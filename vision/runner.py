@@ -132,6 +132,11 @@ def run_judge(
     return result
 
 
+def judge_verdicts(video: Path, rig: Rig, launch_mode: str) -> list[Any]:
+    """The verdicts of every launch in `video` (no progress bar): the judge `meteors-judge eval` scores."""
+    return run_judge(video, rig, launch_mode=launch_mode, progress=False).verdicts
+
+
 def _disputed(events: list[Any], reason: str, starting_before: int | None = None) -> list[Any]:
     """The events with their verdicts disputed for `reason` (only launches starting before a frame, if given)."""
     out = []

@@ -101,3 +101,46 @@ def test_eval_shows_a_progress_bar_on_a_terminal_only(folder):
     piped = subprocess.run([sys.executable, "-m", "cli.main", "eval", str(folder), "--limit", "1"],
                            capture_output=True, text=True, cwd=ROOT, check=True)
     assert "\r" not in piped.stderr and "eval:" not in piped.stderr
+
+
+WIDE = ROOT / "sample_videos"
+
+
+def test_two_workers_give_the_same_rows_as_one_and_out_keeps_them(capsys, tmp_path):
+    one = tmp_path / "one.json"
+    assert main(["eval", str(WIDE), "--limit", "3", "--json", "--out", str(one)]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert json.loads(one.read_text()) == printed  # --out writes what --json prints
+
+    two = tmp_path / "two.json"
+    assert main(["eval", str(WIDE), "--limit", "3", "--workers", "2", "--out", str(two)]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"^clips judged\s+3$", out, re.MULTILINE), out  # --out alone still prints the report
+    in_two = json.loads(two.read_text())
+    assert [row["clip"] for row in in_two["clips"]] == ["clip_000.json", "clip_001.json", "clip_002.json"]
+    assert in_two == printed
+
+
+def _judge_that_dies_on_clip_001(video: Path, rig, launch_mode: str) -> list:
+    """The real judge, except that the process is killed (as by a native crash) on clip_001."""
+    import os
+    import signal
+
+    from vision.runner import judge_verdicts
+
+    if video.stem == "clip_001":
+        os.kill(os.getpid(), signal.SIGKILL)
+    return judge_verdicts(video, rig, launch_mode)
+
+
+def test_a_clip_that_kills_its_worker_is_a_missed_launch_and_the_others_are_judged():
+    from vision.evaluate import discover, evaluate
+
+    clips = [clip for clip in discover(WIDE)[0] if clip.name in ("clip_000.json", "clip_001.json", "clip_004.json")]
+    done = []
+    scores = evaluate(clips, _judge_that_dies_on_clip_001, on_clip=lambda score: done.append(score.clip), workers=2)
+    assert [score.clip for score in scores] == ["clip_000.json", "clip_001.json", "clip_004.json"]
+    assert sorted(done) == [score.clip for score in scores]  # every clip advanced the progress once
+    dead = scores[1]
+    assert dead.judged is None and dead.confident_wrong and "process died" in (dead.error or ""), dead
+    assert all(score.judged is not None and score.error is None for score in (scores[0], scores[2])), scores
