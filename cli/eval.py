@@ -26,6 +26,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, metavar="N", help="judge only the first N labelled clips (by name)")
     parser.add_argument("--workers", type=whole_number(1, 2, "a number of worker processes"), default=1,
                         metavar="N", help="judge clips in N processes, 1 or 2 (default 1); the results are the same")
+    parser.add_argument("--by-kind", action="store_true",
+                        help="also break the figures down by kind of scene (meteor colour, resolution, frame rate, "
+                             "early throw, box marker size), read from the labels")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -82,6 +85,11 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(f"eval of {folder}")
         print(format_report(metrics, scores, skipped))
+        if args.by_kind:
+            from vision.scene_kinds import kinds_table
+
+            print()
+            print(kinds_table([clip.truth for clip in clips], scores))
     if skipped and args.json:
         for item in skipped:
             print(f"skipped {item.path.name}: {item.reason}", file=sys.stderr)

@@ -64,6 +64,18 @@ def test_eval_table(capsys, folder):
     assert "skipped 1 file(s)" in out and "zz_malformed.json" in out
 
 
+def test_eval_by_kind_breaks_the_figures_down_by_scene(capsys, folder):
+    code = main(["eval", str(folder), "--by-kind"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    table = out[out.index("kind "):].splitlines()
+    rows = {line.split("  ")[0].strip(): line.split() for line in table[1:] if line.strip()}
+    assert rows["all"][1] == "2"
+    labels = [load_label(SAMPLES / f"{name}.json") for name in NAMES]
+    sizes = {f"{label.frame_size[0]}x{label.frame_size[1]}" for label in labels}
+    assert sum(int(rows[size][1]) for size in sizes) == 2
+
+
 def _run_on_a_terminal(command: list[str]) -> tuple[int, str]:
     """Run `command` with standard error on a pseudo-terminal of 120 columns; its exit code and what it wrote."""
     import fcntl

@@ -1,0 +1,42 @@
+"""Kinds of scene are read from a label alone, and the figures per kind add up."""
+
+from pathlib import Path
+
+from calibration.truth import load_label
+from vision.evaluate import score_clip
+from vision.scene_kinds import box_marker_side_px, kinds_table, scene_kinds
+
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
+
+
+def test_a_near_black_meteor_early_at_640x480_is_named_so():
+    kinds = scene_kinds(load_label(SAMPLES / "clip_023.json"))
+    assert {"low-colour meteor", "dark meteor", "640x480", "60 fps", "released < 0.5 s in", "standard"} <= set(kinds)
+
+
+def test_a_saturated_late_hard_mode_launch_is_named_so():
+    kinds = scene_kinds(load_label(SAMPLES / "clip_025.json"))
+    assert {"saturated meteor", "1280x720", "30 fps", "hard_velociraptor"} <= set(kinds)
+    assert "dark meteor" not in kinds
+
+
+def test_box_markers_too_small_to_read_are_measured_from_the_labels_camera():
+    # clip_007's box markers are about 7 px wide at 640x480 (no ArUco reader decodes them)
+    tiny = box_marker_side_px(load_label(SAMPLES / "clip_007.json"))
+    readable = box_marker_side_px(load_label(SAMPLES / "clip_006.json"))
+    assert tiny is not None and 4.0 < tiny < 12.0
+    assert readable is not None and readable > 14.0
+    assert "box markers < 14 px" in scene_kinds(load_label(SAMPLES / "clip_007.json"))
+
+
+def test_the_table_counts_each_clip_once_per_kind():
+    labels = [load_label(SAMPLES / f"clip_{index:03d}.json") for index in (7, 23, 25)]
+    found = labels[1].model_dump(mode="json")  # a verdict that agrees with its label in every field
+    found["release"]["herd_line_signed_mm"] = labels[1].release.herd_line_signed_mm
+    scores = [score_clip(labels[0], []), score_clip(labels[1], [found]), score_clip(labels[2], [])]
+    table = kinds_table(labels, scores)
+    rows = {line.split("  ")[0].strip(): line.split() for line in table.splitlines()[1:]}
+    assert rows["all"][1:4] == ["3", "33.3", "%"]  # clips, outcome
+    assert rows["640x480"][1] == "2"
+    assert rows["hard_velociraptor"][1] == "1"
+    assert table.splitlines()[0].split()[:2] == ["kind", "clips"]
