@@ -23,6 +23,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--json", action="store_true", help="print the metrics and per-clip rows as JSON")
     parser.add_argument("--out", metavar="FILE.json",
                         help="also write the --json payload (metrics and per-clip rows) to FILE.json")
+    parser.add_argument("--plots", metavar="DIR",
+                        help="write risk_coverage.png and reliability.png (the doubt's tables as pictures) to DIR")
     parser.add_argument("--limit", type=int, metavar="N", help="judge only the first N labelled clips (by name)")
     parser.add_argument("--workers", type=whole_number(1, 2, "a number of worker processes"), default=1,
                         metavar="N", help="judge clips in N processes, 1 or 2 (default 1); the results are the same")
@@ -42,8 +44,12 @@ def run(args: argparse.Namespace) -> int:
     out_file = Path(args.out) if args.out else None
     if out_file is not None:
         _check_writable(out_file)
+    plots = Path(args.plots) if args.plots else None
+    if plots is not None:
+        _make_folder(plots)
 
     from vision.evaluate import Skipped, discover, evaluate, format_report, summarize
+    from vision.reliability import doubt_summary, format_tables
     from vision.runner import judge_verdicts, progress_bar
     from vision.video import VideoError, probe
 
@@ -77,6 +83,7 @@ def run(args: argparse.Namespace) -> int:
         "metrics": metrics,
         "clips": [score.to_json() for score in scores],
         "skipped": [{"path": str(item.path), "reason": item.reason} for item in skipped],
+        "doubt": doubt_summary(scores),
     }
     if out_file is not None:
         out_file.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
@@ -90,6 +97,10 @@ def run(args: argparse.Namespace) -> int:
 
             print()
             print(kinds_table([clip.truth for clip in clips], scores))
+        print()
+        print(format_tables(scores))
+    if plots is not None:
+        _draw(plots, scores)
     if skipped and args.json:
         for item in skipped:
             print(f"skipped {item.path.name}: {item.reason}", file=sys.stderr)
@@ -104,3 +115,26 @@ def _check_writable(path: Path) -> None:
         raise UserError(f"--out {path}: its folder {path.parent} does not exist")
     if not os.access(path if path.exists() else path.parent, os.W_OK):
         raise UserError(f"--out {path} cannot be written (no permission)")
+
+
+def _make_folder(path: Path) -> None:
+    if path.exists() and not path.is_dir():
+        raise UserError(f"--plots {path} is a file, not a folder")
+    try:
+        path.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise UserError(f"--plots {path} cannot be made: {error.strerror or error}") from None
+
+
+def _draw(folder: Path, scores: list) -> None:
+    """The risk–coverage and reliability pictures; each file written is named on standard error."""
+    from vision.reliability import draw_reliability, draw_risk_coverage, reliability
+
+    draw_risk_coverage(scores, folder / "risk_coverage.png")
+    print(f"wrote {folder / 'risk_coverage.png'}", file=sys.stderr)
+    table = reliability(scores)
+    if table is None:
+        print("reliability.png not written: no ruling probabilities (no doubt model fitted)", file=sys.stderr)
+        return
+    draw_reliability(table, folder / "reliability.png")
+    print(f"wrote {folder / 'reliability.png'}", file=sys.stderr)

@@ -29,6 +29,7 @@ from calibration.rig import Rig
 from calibration.solve import Calibration
 from calibration.tracking import calibration_doubt
 from calibration.truth import required_table_bounces
+from vision.evidence import LaunchEvidence, flight_evidence, track_evidence
 from vision.flight import FLIGHT, FlightAnalysis, FlightImpact, rest_start, segment_flight
 from vision.landing import RIM_BAND_MM, classify_point, herd_line_in_use, herd_line_signed, outline_signed_mm
 from vision.release import estimate_release, held_still_before_throw, release_spread, window_sigma_mm
@@ -436,6 +437,10 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
             dispute_reasons=[*always, "no free flight found in the track"],
             start_frame=start_frame,
             verdict_frame=frame_index,
+            evidence=LaunchEvidence(
+                **track_evidence(track), markers_missing=len(missing), calibration_doubtful=bool(doubt),
+                always_disputed=True, herd_line_known=herd is not None,
+            ),
         )
         return verdict, analysis
     px_per_mm = float(np.median(camera.apparent_diameter_px(camera.pixel_to_plane(px[:1], radius), 1.0)))
@@ -548,6 +553,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     # (held-out 9059 clip_026: hidden round the release, fitted 416 mm up for a true 103, the arcs 108 at
     # the first clear sighting; -123 mm called for +7, undisputed); its flight is the arcs alone already
     arcs_z = None
+    arcs_gap_mm = None  # the fit's height minus the arcs' alone at the first free sighting they place (evidence)
     err_spread = release_spread(est)  # None: no fit the error model can use (no window)
     first_arc = None  # the flight's first arc alone, when its heights and the fit's disagree
     if est.frame is not None and (start_state is not None or err_spread is not None):
@@ -560,6 +566,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         placed = [i for i in range(free_start, min(free_start + ARCS_LOOKAHEAD, len(px))) if np.isfinite(alone_z[i])]
         if placed:
             z_alone, z_fit = float(alone_z[placed[0]]), fit_height_at(placed[0])
+            arcs_gap_mm = z_fit - z_alone
             if abs(z_alone - z_fit) > ARCS_DISAGREE_MM:
                 arcs_z = np.clip(arcs_alone.positions[:, 2], radius, 800.0)
                 first_arc = next((st for st in arcs_alone.stretches if st.kind == FLIGHT), None)
@@ -718,7 +725,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         herd_set = {True, False}
     herd_ok = (best_signed is None or best_signed >= 0) if len(herd_set) > 1 else next(iter(herd_set))
     analysis.release_index = release_index
-    if release is not None and outline_signed_mm(rig, pose, np.asarray(release.table_mm)) > -radius:
+    over_box = release is not None and outline_signed_mm(rig, pose, np.asarray(release.table_mm)) > -radius
+    if over_box:
         always.append("release judged over the box: the throw's start may have been missed")
 
     if not flight.stretches:
@@ -886,6 +894,71 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         margins["herd_line"] = release_margin
     if region_margin is not None:
         margins["region"] = region_margin
+    hand_timed = "hand" in est.reason_kinds
+    evidence = LaunchEvidence(
+        **track_evidence(track),
+        **flight_evidence(flight),
+        px_per_mm=px_per_mm,
+        markers_missing=len(missing),
+        calibration_doubtful=bool(doubt),
+        always_disputed=bool(always),
+        herd_line_known=herd is not None,
+        release_fit_reliable=est.reliable,
+        release_fit_group=err_spread.group if err_spread is not None else None,
+        release_fit_reasons=list(est.reason_kinds),
+        release_fit_rms_px=est.rms_px,
+        release_fit_free_frames=est.free_frames,
+        release_fit_hidden_frames=est.hidden_frames,
+        release_fit_covered_sightings=len(est.covered_indices),
+        release_time_sigma_frames=est.sigma_s * est.fps,
+        release_size_scale_stray=est.size_scale - size_scale,
+        release_window_late_frames=err_spread.late_frames if err_spread is not None else None,
+        release_window_early_frames=err_spread.early_frames if err_spread is not None else None,
+        release_second_opinions=len(second_opinions) if window is not None else 0,
+        hand_timed=hand_timed,
+        hand_meteor_disagree_frames=(rival.t_release_s - est.t_release_s) * est.fps
+        if window is not None and rival is not None
+        else None,
+        arcs_fit_height_gap_mm=arcs_gap_mm,
+        throw_to_free_frames=int(frames[free_start] - frames[throw_start]),
+        hand_free_seen=free_seen,
+        hand_seen_letting_go=let_go,
+        release_height_mm=release.height_mm if release is not None else None,
+        release_speed_px_per_frame=speed_after,
+        release_blur_diameters=speed_after / diameter_px if diameter_px > 0 else None,
+        release_slowdown_ratio=speed_after / speed_before if speed_before > 0 else None,
+        herd_signed_mm=best_signed,
+        herd_low_mm=herd_range[0] if herd_range is not None else None,
+        herd_high_mm=herd_range[1] if herd_range is not None else None,
+        herd_first_free_signed_mm=late if herd is not None else None,
+        herd_first_free_low_mm=let_go_lo if herd is not None else None,
+        herd_first_free_height_sigma_mm=dz,
+        herd_margin_mm=release_margin.margin_mm if release_margin is not None else None,
+        herd_uncertainty_mm=release_margin.uncertainty_mm if release_margin is not None else None,
+        herd_call_unsure=uncertain["herd_line"],
+        release_over_box=over_box,
+        bounces_required=required,
+        bounces_counted=count,
+        bounce_count_lower_bound=bool(unseen),
+        bounce_unseen_reasons=unseen,
+        flight_gap_frames_max=int(gaps.max()) if len(gaps) else 0,
+        flight_sightings_before_box=int(np.count_nonzero(free_before_box))
+        if flight.entered_box_frame is not None
+        else None,
+        flight_size_ratio=size_ratio,
+        flight_sunk_mm=sunk[1] if sunk is not None else None,
+        table_bounces_after_entry=later_table,
+        bounces_call_unsure=uncertain["bounces"],
+        rest_found=rest_surface is not None,
+        rest_surface=rest_surface[0] if rest_surface is not None else None,
+        rest_sightings=len(px) - rest_index if rest_surface is not None else None,
+        rest_alternatives=len(rest_alternatives),
+        region_margin_mm=region_margin.margin_mm if region_margin is not None else None,
+        region_uncertainty_mm=region_margin.uncertainty_mm if region_margin is not None else None,
+        region_places=len(places),
+        region_call_unsure=uncertain["region"],
+        left_picture_from_box_mm=gap if rest_surface is None else None,
+    )
     verdict = Verdict(
         outcome=outcome,  # type: ignore[arg-type]
         dinosaur=dinosaur,
@@ -906,5 +979,6 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         notes=notes,
         start_frame=start_frame,
         verdict_frame=frame_index,
+        evidence=evidence,
     )
     return verdict, analysis

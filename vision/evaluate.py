@@ -129,6 +129,11 @@ class ClipScore:
     wrong: list[str] = field(default_factory=list)  # why the call is wrong (empty when right)
     notes: list[str] = field(default_factory=list)
     error: str | None = None
+    # the matched verdict's measurements (`vision.evidence.LaunchEvidence`) and the doubt model's
+    # probability that its ruling is right (None until a model is fitted): a doubt model is fitted
+    # from these rows and their `truth` without judging the clips again
+    evidence: dict[str, Any] | None = None
+    ruling_probability: float | None = None
 
     @property
     def is_wrong(self) -> bool:
@@ -299,6 +304,8 @@ def score_clip(
         verdict_delay_s=verdict_delay,
         wrong=wrong,
         notes=notes,
+        evidence=verdict.get("evidence"),
+        ruling_probability=verdict.get("ruling_probability"),
     )
 
 

@@ -14,6 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from calibration.truth import Landing, LaunchMode, Outcome, Surface
+from vision.evidence import LaunchEvidence
 
 Point2 = tuple[float, float]
 
@@ -53,6 +54,15 @@ class JudgedRest(_Model):
     box_mm: Point2
 
 
+class DecisionProbabilities(_Model):
+    """Filled by the doubt model: the probability that each decision's call is right (None: not modelled)."""
+
+    herd_line: float | None = Field(default=None, ge=0.0, le=1.0)  # the side of the herd line
+    bounces: float | None = Field(default=None, ge=0.0, le=1.0)  # enough table bounces before the box
+    region: float | None = Field(default=None, ge=0.0, le=1.0)  # the region the meteor rests in
+    found: float | None = Field(default=None, ge=0.0, le=1.0)  # a real launch, this one
+
+
 class Verdict(_Model):
     """One launch, decided."""
 
@@ -75,6 +85,12 @@ class Verdict(_Model):
     notes: list[str] = Field(default_factory=list)  # uncertain decisions that cannot change the ruling
     start_frame: int
     verdict_frame: int
+    # what the judge measured for its decisions (`vision.evidence`): the doubt model's inputs
+    evidence: LaunchEvidence | None = None
+    # filled by the doubt model (issue 38): the probability that the ruling (outcome, dinosaur,
+    # valid) is right, and that of each decision that can change it; None until a model is fitted
+    ruling_probability: float | None = Field(default=None, ge=0.0, le=1.0)
+    decision_probabilities: DecisionProbabilities | None = None
 
     def summary(self) -> str:
         """One line for a person: the outcome, and why."""

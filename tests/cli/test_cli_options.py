@@ -62,6 +62,7 @@ def assert_one_clear_line(code: int, err: str, *needles: str) -> None:
     (("eval", str(ROOT / "sample_videos"), "--workers", "two"), ("--workers", "'two'")),
     (("eval", str(ROOT / "sample_videos"), "--out", "/nonexistent-folder/eval.json"), ("--out", "does not exist")),
     (("eval", str(ROOT / "sample_videos"), "--out", str(ROOT)), ("--out", "is a folder")),
+    (("eval", str(ROOT / "sample_videos"), "--plots", str(LABEL)), ("--plots", "is a file")),
     (("simulate", "--players", "9"), ("--players",)),
     (("markers", "--out", "m.pdf", "--dpi", "0"), ("dpi",)),
     (("eval", ".", "--limit", "-1"), ("--limit",)),

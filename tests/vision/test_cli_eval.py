@@ -51,6 +51,13 @@ def test_eval_json_scores_the_two_clips_and_skips_the_malformed_label(capsys, fo
                 "release_error_median_mm", "release_error_p95_mm", "disputed_rate", "confident_wrong_calls"):
         assert key in metrics
     assert metrics["confident_wrong_calls"] == 0, payload["clips"]
+    for row in payload["clips"]:  # each matched verdict's measurements beside the truth: a doubt model's rows
+        evidence = row["evidence"]
+        assert evidence["fps"] > 0 and evidence["herd_signed_mm"] == row["judged"]["herd_line_signed_mm"], row
+        assert evidence["bounces_counted"] == row["judged"]["bounces_before_box"], row
+        assert row["ruling_probability"] is None and "herd_line_signed_mm" in row["truth"]
+    assert payload["doubt"]["disputed_flag"]["confident_wrong"] == metrics["confident_wrong_calls"]
+    assert payload["doubt"]["launches_with_probability"] == 0 and payload["doubt"]["reliability"] is None
 
 
 def test_eval_table(capsys, folder):
@@ -156,3 +163,17 @@ def test_a_clip_that_kills_its_worker_is_a_missed_launch_and_the_others_are_judg
     dead = scores[1]
     assert dead.judged is None and dead.confident_wrong and "process died" in (dead.error or ""), dead
     assert all(score.judged is not None and score.error is None for score in (scores[0], scores[2])), scores
+
+
+def test_eval_reports_the_doubt_it_can_and_draws_the_risk_coverage_plane(capsys, folder, tmp_path):
+    import cv2
+
+    plots = tmp_path / "plots"
+    assert main(["eval", str(folder), "--limit", "1", "--plots", str(plots)]) == 0
+    out, err = capsys.readouterr()
+    # no doubt model yet: one line says so, and the disputed flag's own point is given
+    assert re.search(r"^no ruling probabilities \(no doubt model fitted\)", out, re.MULTILINE), out
+    assert re.search(r"^the disputed flag: .* disputed, \d+ confident wrong", out, re.MULTILINE), out
+    picture = cv2.imread(str(plots / "risk_coverage.png"))
+    assert picture is not None and picture.shape[:2] == (540, 720)
+    assert not (plots / "reliability.png").exists() and "reliability.png not written" in err
