@@ -29,6 +29,7 @@ from calibration.rig import Rig
 from calibration.solve import Calibration
 from calibration.tracking import calibration_doubt
 from calibration.truth import required_table_bounces
+from vision.doubt import ruling_probability
 from vision.evidence import LaunchEvidence, flight_evidence, track_evidence
 from vision.flight import FLIGHT, FlightAnalysis, FlightImpact, rest_start, segment_flight
 from vision.landing import RIM_BAND_MM, classify_point, herd_line_in_use, herd_line_signed, outline_signed_mm
@@ -980,5 +981,6 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         start_frame=start_frame,
         verdict_frame=frame_index,
         evidence=evidence,
+        ruling_probability=ruling_probability(evidence.model_dump()),
     )
     return verdict, analysis

@@ -11,6 +11,7 @@ import pytest
 from launch_inputs import judge_labelled
 
 from calibration.truth import load_label
+from vision.doubt import shipped_model
 from vision.evidence import LaunchEvidence
 from vision.verdict import Verdict
 
@@ -47,7 +48,7 @@ def test_the_evidence_agrees_with_the_verdict_it_explains(judged):
     assert 0 < evidence.seen_fraction + evidence.partial_fraction <= 1
     assert evidence.px_per_mm > 0 and evidence.meteor_diameter_px > 0
     assert evidence.always_disputed <= verdict.disputed  # a reason that always disputes does dispute
-    assert verdict.ruling_probability is None  # no doubt model fitted yet
+    assert (verdict.ruling_probability is None) == (shipped_model() is None)  # filled by a shipped model
 
 
 def test_the_evidence_is_plain_json_and_reads_back(judged):
