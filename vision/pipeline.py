@@ -24,6 +24,7 @@ from typing import Any, Literal
 import numpy as np
 
 from calibration.rig import Rig
+from vision import unjudged
 from vision.analysis import judge_launch
 from vision.detector import Detection, MeteorDetector
 from vision.hand import HandWatch, hand_reach_box
@@ -54,6 +55,11 @@ EARLY_REST_MIN_FRAMES = 6  # an early rest spans at least this many sightings (a
 FAINT_MIN_SWEEP = 0.5
 FAINT_SIZE_RATIO = (0.6, 1.6)
 FAINT_MAX_TURN_DEG = 30.0
+# a meteor seen free of any hand this many of its diameters (on the table) from where it stopped, or was
+# first seen, moved as a launch does: a grip's wobble or a hand's jitter stays within one
+LAUNCH_DIAMETERS = 5.0
+FOUND_AFTER_LOSS_SECONDS = 3.0  # a meteor found lying still this soon after a launch was lost is that launch's
+PICKUP_SECONDS = 3.0  # a track starting this soon after the meteor was picked up from its rest is the carry back
 
 
 def _contains(streak: Detection, part: Detection) -> bool:
@@ -175,6 +181,8 @@ class LaunchJudge:
         self._track_size: float | None = None  # the tracked meteor's last apparent length (px)
         self._rest_anchor: tuple[float, float] | None = None
         self._gone_frames = 0
+        self._picked_up_at: int | None = None  # the frame the meteor last left its judged rest
+        self._lost_launch: tuple[int, str] | None = None  # (frame, where) a meteor moving as a launch was lost
 
     # ------------------------------------------------------------------ public API
 
@@ -205,7 +213,23 @@ class LaunchJudge:
             self._flung_away() or self._vanished_leaving_hold()
         ):
             self._decide(self._last_frame, events, lost=True, final=True)
+        elif self.state == "in_hand" and (doubt := self._stopped_after_moving(ended=True)):
+            self._restore_put_down()
+            self._decide(self._last_frame, events, lost=False, final=True, doubt=doubt)
+        elif self.state in ("in_hand", "in_flight") and self._frames:
+            events.append(JudgeEvent("warning", self._last_frame, self._unjudged_at_end()))
         return events
+
+    def _unjudged_at_end(self) -> str:
+        """What a warning says of the launch under way when the footage ends and it cannot be judged."""
+        seen = self._sighting_indices() or [len(self._frames) - 1]
+        where = self._where(self._px[2 * seen[-1]], self._px[2 * seen[-1] + 1])
+        if self.state == "in_flight":
+            return unjudged.in_flight_at_end(self._released_at, where)
+        return unjudged.still_held_at_end(self._frames[0], where)
+
+    def _where(self, x_px: float, y_px: float) -> str:
+        return unjudged.place_words(self.rig, self.calibration, x_px, y_px)
 
     def current_track(self) -> TrackView:
         frames = np.asarray(self._frames, dtype=np.int64)
@@ -335,6 +359,9 @@ class LaunchJudge:
         self._shadow.reset()
         # where a hand the touch ring did not see holds the meteor (see `_hand_seen_nearby`)
         self._unseen_hand_hold: tuple[float, float] | None = None
+        # the flight dropped when the meteor was taken for carried into view and put down (`_hold_again`):
+        # (frames, px, diameters, flags, shadow px) of the sightings before the hold, judged if no throw follows
+        self._put_down: tuple[list[int], list[float], list[float], list[int], list[float]] | None = None
 
     def _set_state(self, state: State, frame_index: int, events: list[JudgeEvent], message: str = "") -> None:
         if state != self.state:
@@ -611,6 +638,7 @@ class LaunchJudge:
                     if thrown or vanished or self._flung_away():
                         self._decide(frame_index, events, lost=True)
                         return
+                self._warn_if_lost_moving(frame_index, events)
                 self._reset_track()
                 self._set_state("waiting", frame_index, events)
                 return
@@ -625,11 +653,24 @@ class LaunchJudge:
                 # only in pieces, judged (and disputed) rather than never noticed
                 self._decide(frame_index, events, lost=False)
                 return
+            if still and self._put_down is not None and (doubt := self._stopped_after_moving(ended=False)):
+                # seen flying, taken for carried into view and put down, and now lying still free of any
+                # hand past the herd line: no hand holds it after all, the flight was the launch. Judged,
+                # disputed, rather than held until the end (a mere pause in a flight first seen in a hand
+                # waits for the end of the footage: dev 9101 clip_007 stopped for 0.2 s in the wrong region)
+                self._restore_put_down()
+                self._decide(frame_index, events, lost=False, doubt=doubt)
+                return
+            if still and (doubt := self._found_after_loss(frame_index)):
+                self._flight_unseen = True
+                self._decide(frame_index, events, lost=False, doubt=doubt)
+                return
             # after a launch judged as lost, a meteor seen again in mid-flight is that same launch, not a
             # new one: the next launch must start from a meteor held still
             held_first = not self._lost_judged or self._thrown_from_hold()
             if free and self._launch_moved() and self._moving_fast(4) and held_first:
                 self._lost_judged = False
+                self._put_down = None  # thrown from the hold: what came before it was a carry
                 self._start_hand_watch()
                 self._released_at = frame_index
                 self._set_state("in_flight", frame_index, events, "in flight")
@@ -678,11 +719,13 @@ class LaunchJudge:
                 self._gone_frames = 0
                 ax, ay = self._rest_anchor or (detection.x, detection.y)
                 if math.hypot(detection.x - ax, detection.y - ay) > 3 * detection.diameter_px:
+                    self._picked_up_at = frame_index
                     self._reset_track()
                     self.tracker.reset()
                     self._set_state("waiting", frame_index, events, "meteor picked up")
                     return
             if self._gone_frames > int(0.5 * self.fps):
+                self._picked_up_at = frame_index
                 self._reset_track()
                 self.tracker.reset()
                 self._set_state("waiting", frame_index, events, "meteor gone")
@@ -885,12 +928,107 @@ class LaunchJudge:
         events: list[JudgeEvent],
         why: str = "meteor carried into view and put down: waiting for the throw",
     ) -> None:
-        """Back to `in_hand`: the launch starts from this hold (what came before it is dropped)."""
+        """Back to `in_hand`: the launch starts from this hold (what came before it is dropped, and kept
+        aside in case no throw follows: see `_stopped_after_moving`)."""
+        drop = len(self._frames) - hold_frames
+        if self.state == "in_flight" and drop > 0:
+            self._put_down = (self._frames[:drop], self._px[: 2 * drop], self._diam[:drop], self._flags[:drop],
+                              self._shadow_px[: 2 * drop])
         self._keep_last(hold_frames)
         self._launch_start = self._frames[0]
         self._released_at = None
         self._hand.restart()
         self._set_state("in_hand", frame_index, events, why)
+
+    def _free_sightings(self, with_put_down: bool = False) -> list[tuple[int, float, float]]:
+        """(frame, x, y) of the track's sightings free of any hand (with the put-down flight before them)."""
+        frames, px, flags = self._frames, self._px, self._flags
+        if with_put_down and self._put_down is not None:
+            frames, px, flags = self._put_down[0] + frames, self._put_down[1] + px, self._put_down[3] + flags
+        return [(frames[i], px[2 * i], px[2 * i + 1]) for i in range(len(frames)) if flags[i] in (SEEN, PARTIAL)]
+
+    def _launch_reach_px(self) -> float:
+        """How far a meteor seen moving has moved as a launch does (`LAUNCH_DIAMETERS`), in pixels."""
+        return max(self.config.min_launch_px, LAUNCH_DIAMETERS * self._meteor_diameter_px())
+
+    def _past_herd_line(self, x_px: float, y_px: float) -> bool:
+        """A meteor lying at this pixel is not on the launcher's side of the herd line (or no line is known)."""
+        herd = herd_line_in_use(self.rig, self.calibration)
+        if herd is None:
+            return True
+        ground = self.calibration.camera.pixel_to_plane(np.array([[x_px, y_px]]), self.rig.meteor.diameter_mm / 2)
+        return herd_line_signed(self.rig, self.calibration.box_pose, ground[0, :2], herd) <= 0.0
+
+    def _stopped_after_moving(self, ended: bool) -> str | None:
+        """Why a meteor now still, never seen thrown, is judged as a disputed launch; None when it is not.
+
+        It was seen free of any hand (with the flight dropped at a put-down, `_hold_again`) at least
+        `_launch_reach_px` from where it lies still, past the herd line: a launch whose throw the
+        judge missed (the hand not seen, or taken for one at the rest). Held in a hand at the end of the
+        footage counts too (`ended`)."""
+        if len(self._frames) < 2 or not self._is_still(min(len(self._frames) - 2, self._hold_frames())):
+            return None
+        last = len(self._frames) - 1
+        x, y = self._px[2 * last], self._px[2 * last + 1]
+        free = self._free_sightings(with_put_down=True)
+        far = max(free, key=lambda sighting: math.hypot(sighting[1] - x, sighting[2] - y), default=None)
+        travel_px = 0.0 if far is None else math.hypot(far[1] - x, far[2] - y)
+        if far is None or travel_px < self._launch_reach_px() or not self._past_herd_line(x, y):
+            return None
+        frames, px = self._frames, self._px
+        if self._put_down is not None:
+            frames, px = self._put_down[0] + frames, self._put_down[1] + px
+        tolerance = self._grip_tolerance_px()
+        stop = len(frames) - 1
+        while stop > 0 and math.hypot(px[2 * stop - 2] - x, px[2 * stop - 1] - y) <= tolerance:
+            stop -= 1
+        return unjudged.stopped_in_hand(travel_px / self._px_per_mm, far[0], frames[stop], ended)
+
+    def _restore_put_down(self) -> None:
+        """Put the flight dropped at a put-down (`_hold_again`) back before the track, to be judged with it."""
+        if self._put_down is None:
+            return
+        frames, px, diam, flags, shadow = self._put_down
+        self._frames[:0], self._px[:0], self._diam[:0], self._flags[:0], self._shadow_px[:0] = (
+            frames, px, diam, flags, shadow)
+        xs, ys = self._px[0::2], self._px[1::2]
+        self._box = [min(xs), max(xs), min(ys), max(ys)]
+        self._launch_start = self._frames[0]
+        self._put_down = None
+
+    def _warn_if_lost_moving(self, frame_index: int, events: list[JudgeEvent]) -> None:
+        """A meteor followed in a hand and lost, never judged released: a warning when it had been seen
+        free of any hand moving as a launch does (`_launch_reach_px` from its first sighting), unless it
+        is the meteor carried back after its launch was judged (picked up from its rest)."""
+        free = self._free_sightings()
+        if not free or self._lost_judged:
+            return
+        if self._picked_up_at is not None and self._frames[0] - self._picked_up_at <= PICKUP_SECONDS * self.fps:
+            return
+        first_frame, x0, y0 = free[0]
+        travel_px = max(math.hypot(x - x0, y - y0) for _, x, y in free)
+        if travel_px < self._launch_reach_px():
+            return
+        where = self._where(free[-1][1], free[-1][2])
+        self._lost_launch = (frame_index, where)
+        message = unjudged.lost_in_hand(first_frame, frame_index, travel_px / self._px_per_mm, where)
+        events.append(JudgeEvent("warning", frame_index, message))
+
+    def _found_after_loss(self, frame_index: int) -> str | None:
+        """Why a meteor lying still is judged as the launch lost moving just before (`_warn_if_lost_moving`),
+        its flight unseen; None when it is not that launch's meteor: found lying still within
+        `FOUND_AFTER_LOSS_SECONDS` of the loss, past the herd line, never touching a hand nor moving since."""
+        lost = self._lost_launch
+        if lost is None or HAND in self._flags or COASTED in self._flags:
+            return None
+        if self._frames[0] - lost[0] > FOUND_AFTER_LOSS_SECONDS * self.fps:
+            self._lost_launch = None
+            return None
+        x, y = self._px[-2], self._px[-1]
+        lying = self._still_over(list(range(len(self._frames))), 0.5 * self._meteor_diameter_px())
+        if not lying or not self._past_herd_line(x, y):
+            return None
+        return unjudged.found_after_loss(lost[0], lost[1], self._frames[0])
 
     def _never_left_the_release(self) -> bool:
         """Since it was judged released, what the tracker follows has stayed within a meteor's diameter
@@ -1026,7 +1164,10 @@ class LaunchJudge:
 
     # ------------------------------------------------------------------ the verdict
 
-    def _decide(self, frame_index: int, events: list[JudgeEvent], lost: bool, final: bool = False) -> None:
+    def _decide(
+        self, frame_index: int, events: list[JudgeEvent], lost: bool, final: bool = False, doubt: str | None = None
+    ) -> None:
+        """Judge the buffered launch; `doubt`, when given, is why the verdict must be disputed whatever it says."""
         track = LaunchTrack(
             frames=np.asarray(self._frames, dtype=np.int64),
             px=np.asarray(self._px, dtype=np.float64).reshape(-1, 2),
@@ -1047,9 +1188,9 @@ class LaunchJudge:
         verdict, analysis = judge_launch(track, self.rig, self.calibration, self.config, frame_index)
         unsafe = self._launch_unsafe or self._unsafe_reason
         if unsafe:
-            verdict = verdict.model_copy(
-                update={"disputed": True, "dispute_reasons": [*verdict.dispute_reasons, f"markers: {unsafe}"]}
-            )
+            verdict = verdict.with_dispute(f"markers: {unsafe}")
+        if doubt:
+            verdict = verdict.with_dispute(doubt)
         self._analysis = analysis
         self.verdicts.append(verdict)
         moments = []  # the launch's moments, told in the order they happened
@@ -1067,6 +1208,8 @@ class LaunchJudge:
             self._rest_anchor = (float(tail[0]), float(tail[1]))
         events.append(JudgeEvent("verdict", frame_index, verdict.summary(), verdict))
         self._gone_frames = 0
+        self._put_down = None
+        self._lost_launch = None
         self._lost_judged = lost
         if lost:
             self._reset_track()

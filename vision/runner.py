@@ -143,8 +143,7 @@ def _disputed(events: list[Any], reason: str, starting_before: int | None = None
     for event in events:
         verdict = getattr(event, "verdict", None)
         if verdict is not None and (starting_before is None or verdict.start_frame < starting_before):
-            verdict = verdict.model_copy(update={"disputed": True,
-                                                 "dispute_reasons": [*verdict.dispute_reasons, reason]})
+            verdict = verdict.with_dispute(reason)
             event = dataclasses.replace(event, verdict=verdict)  # a JudgeEvent
         out.append(event)
     return out

@@ -92,6 +92,10 @@ class Verdict(_Model):
     ruling_probability: float | None = Field(default=None, ge=0.0, le=1.0)
     decision_probabilities: DecisionProbabilities | None = None
 
+    def with_dispute(self, reason: str) -> Verdict:
+        """The same verdict, disputed for `reason` as well (a copy: a verdict is never changed in place)."""
+        return self.model_copy(update={"disputed": True, "dispute_reasons": [*self.dispute_reasons, reason]})
+
     def summary(self) -> str:
         """One line for a person: the outcome, and why."""
         text = self.outcome if self.outcome != "dinosaur" else f"dinosaur ({self.dinosaur})"

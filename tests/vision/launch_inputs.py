@@ -22,6 +22,23 @@ def judge_labelled(video: Path, label, **options) -> RunResult:
     return run_judge(video, label.scene, launch_mode=label.launch_mode, **options)
 
 
+def first_frames(source: Path, out: Path, frames: int) -> Path:
+    """The first `frames` frames of the video `source`, written again as MJPEG AVI: a recording stopped early."""
+    capture = cv2.VideoCapture(str(source))
+    fps = capture.get(cv2.CAP_PROP_FPS)
+    writer = None
+    for _ in range(frames):
+        ok, frame = capture.read()
+        assert ok, f"{source} has fewer than {frames} frames"
+        if writer is None:
+            height, width = frame.shape[:2]
+            writer = cv2.VideoWriter(str(out), cv2.VideoWriter.fourcc(*"MJPG"), fps, (width, height))
+        writer.write(frame)
+    capture.release()
+    writer.release()
+    return out
+
+
 def judge_launch_inputs(video: Path, label) -> list[tuple]:
     """Run the judge on `video` with its label's scene and launch mode; every `judge_launch` call's
     arguments (track, rig, calibration, config, frame_index), in order."""

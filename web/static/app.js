@@ -94,7 +94,9 @@ function livePage() {
     lastShown = e.id || lastShown;
     const empty = document.getElementById("judge-log-empty");
     if (empty) empty.remove();
-    log.prepend(el("li", { "data-id": e.id || "" }, `frame ${e.frame}: ${e.kind}${e.message && e.message !== e.kind ? ` — ${e.message}` : ""}`));
+    // a warning (a launch the judge could not judge, a calibration problem) stands out for the referee
+    const attrs = e.kind === "warning" ? { "data-id": e.id || "", class: "warn" } : { "data-id": e.id || "" };
+    log.prepend(el("li", attrs, `${e.kind === "warning" ? "⚠ " : ""}frame ${e.frame}: ${e.kind}${e.message && e.message !== e.kind ? ` — ${e.message}` : ""}`));
     while (log.children.length > 40) log.lastChild.remove();
   };
   for (const e of JSON.parse(document.getElementById("judge-history").textContent)) logEvent(e);
