@@ -24,6 +24,7 @@ import cv2
 import numpy as np
 from pydantic import BaseModel, ConfigDict, Field
 
+from calibration.box_outline import BoxOutlineError, BoxOutlineFit, BoxOutlineMatcher
 from calibration.camera import CameraModel
 from calibration.geometry import BoxPose, box_to_table_mm
 from calibration.jsonfile import load_json_model
@@ -69,6 +70,9 @@ class CalibrationQuality(BaseModel):
         description="1-sigma uncertainty of the estimated focal length, % (large when the camera looks straight "
         "down and the box markers are low: heights then map less surely; a lens calibration removes it)",
     )
+    box_outline: BoxOutlineFit | None = Field(
+        default=None, description="how the box pose was found from the box's outline, when no box marker was read"
+    )
 
 
 class Calibration(BaseModel):
@@ -79,7 +83,9 @@ class Calibration(BaseModel):
     schema_: Literal["meteors-calibration/1"] = Field(alias="schema", default=SCHEMA)
     camera: CameraModel
     box_pose: BoxPose
-    box_pose_source: Literal["markers", "previous"] = "markers"
+    box_pose_source: Literal["markers", "previous", "outline"] = Field(
+        default="markers", description="the box pose came from its markers, an earlier calibration, or its outline"
+    )
     herd_line_mm: tuple[Point2, Point2] | None = None
     herd_line_source: Literal["rig", "cards", "user"] | None = None
     meteor_rgb: tuple[int, int, int] | None = None
@@ -182,8 +188,7 @@ def calibrate_frame(
             f"too few table markers visible: saw {[m.id for m in table_seen]}, missing "
             f"{[i for i in table_ids if i not in found]} (need at least {1 if intrinsics_given else 2})"
         )
-    if not box_seen and previous is None:
-        raise CalibrationError(f"no box marker visible (box ids {box_ids} missing): the box pose cannot be found")
+    foreign = sorted(i for i in found if i not in known)
 
     focal_estimated = lens is None and not (fix_intrinsics and previous is not None)
     min_table = 1 if intrinsics_given else 2
@@ -200,7 +205,7 @@ def calibrate_frame(
         else:
             solution = problem.solve_estimating_intrinsics(previous)
         camera = solution.camera
-        box_pose = solution.box_pose if box_seen else previous.box_pose  # type: ignore[union-attr]
+        box_pose = solution.box_pose if box_seen else previous.box_pose if previous is not None else None
         quality = problem.quality(camera, box_pose, focal_estimated, solution.k1_estimated)
         # one badly detected marker (half hidden, blurred, too small) must not spoil the others
         worst_id, worst = max(quality.reprojection_px.items(), key=lambda kv: kv[1])
@@ -218,18 +223,35 @@ def calibrate_frame(
             "the solved camera is below the table: are the rig's table corners mirrored (x and y swapped)?"
         )
     quality = quality.model_copy(update={"markers_rejected": sorted(rejected), "focal_sd_pct": solution.focal_sd_pct})
-    _check_scale(quality, rig)
+    if box_pose is not None:
+        _check_scale(quality, rig)
     if quality.reprojection_median_px > MAX_MEDIAN_REPROJECTION_PX:
         worst = sorted(quality.reprojection_px.items(), key=lambda kv: -kv[1])[:3]
         raise CalibrationError(
             f"the markers do not fit the rig (median reprojection error {quality.reprojection_median_px:.1f} px; "
             f"worst ids {[(i, round(e, 1)) for i, e in worst]}): check their corners_mm and that nothing moved"
         )
+    box_source: Literal["markers", "previous", "outline"] = "markers" if box_seen else "previous"
+    if not box_seen and previous is not None and previous.box_pose_source == "outline":
+        # the pose an earlier outline gave, as sure as it was then
+        box_source = "outline"
+        quality = quality.model_copy(update={"box_outline": previous.quality.box_outline})
+    if box_pose is None:
+        # the table markers alone may leave the focal length loose (a camera looking straight down)
+        refine_focal = focal_estimated and not solution.k1_estimated and (
+            solution.focal_sd_pct is None or solution.focal_sd_pct > FOCAL_SD_PCT_FOR_OUTLINE)
+        camera, outline = _box_from_outline(frame_bgr, rig, problem, camera, found, foreign, refine_focal)
+        box_pose, box_source = outline.pose, "outline"
+        if refine_focal:
+            quality = problem.quality(camera, None, True, False).model_copy(
+                update={"markers_rejected": sorted(rejected)})
+        quality = quality.model_copy(update={"box_outline": outline})
+        _check_scale(quality, rig)  # after the outline chose the focal length: the scale depends on it
 
     calibration = Calibration(
         camera=camera,
         box_pose=box_pose,
-        box_pose_source="markers" if box_seen else "previous",
+        box_pose_source=box_source,
         frame_size=(width, height),
         markers_seen=seen,
         markers_missing=missing,
@@ -237,6 +259,123 @@ def calibrate_frame(
         meteor_rgb=rig.meteor.rgb if rig.meteor.rgb is not None else (previous.meteor_rgb if previous else None),
     )
     return _with_herd_line(calibration, frame_bgr, rig, previous, find_herd)
+
+
+def _box_from_outline(frame_bgr: np.ndarray, rig: Rig, problem: _Problem, camera: CameraModel,
+                      found: dict[int, np.ndarray], foreign: list[int],
+                      refine_focal: bool) -> tuple[CameraModel, BoxOutlineFit]:
+    """The box pose from the box's outline, when none of its markers was read; the clear error when the
+    outline is not supported either, or when markers of other ids lie on the box found (a wrong rig).
+
+    With `refine_focal` the focal length is chosen again with the outline: the table markers alone
+    hardly tell it from the camera's distance when the camera looks straight down, and the rim's
+    height (the parallax between rim and foot) then pins it.
+    """
+    box_ids = [m.id for m in rig.box.markers]
+    unknown = f"no box marker visible (box ids {box_ids} missing): the box pose cannot be found"
+    sizes = [m.size_mm for m in rig.box.markers]
+    alike = [i for i in foreign if any(abs(_size_on_plane(camera, found[i], rig.box.rim_height_mm) / size - 1) < 0.15
+                                       for size in sizes)]
+    if alike:  # markers of the box markers' size, but other ids: most likely a rig for another box
+        raise CalibrationError(f"{unknown}: markers {alike} of the box markers' size are not in the rig (wrong rig?)")
+    matcher = BoxOutlineMatcher(frame_bgr, rig)
+    try:
+        if refine_focal:  # each of the best candidates with its own focal length
+            starts = matcher.candidates(camera, 2, loose=True)  # four coarse ones, on the table's plane
+            fits = [_focal_from_outline(problem, matcher, camera, pose) for pose in starts]
+            camera, pose = max(fits, key=lambda fit: matcher.merit(*fit))
+        else:
+            pose = matcher.search(camera)
+        fit = matcher.fit(camera, pose)
+    except BoxOutlineError as error:
+        raise CalibrationError(f"{unknown}, nor from its outline ({error})") from None
+    outline = np.asarray(rig.box.outline_mm, dtype=np.float32)
+    on_box = []
+    for marker_id in foreign:
+        # the marker's centre, back on the rim's plane, in the box frame of the pose found
+        centre = camera.pixel_to_plane(found[marker_id].mean(axis=0, keepdims=True), rig.box.rim_height_mm)[:, :2]
+        inside = cv2.pointPolygonTest(outline.reshape(-1, 1, 2), tuple(map(float, fit.pose.table_to_box(centre)[0])),
+                                      False)
+        if inside >= 0:
+            on_box.append(marker_id)
+    if on_box:
+        raise CalibrationError(
+            f"{unknown}: markers {on_box} on the box are not the rig's box markers {box_ids} (wrong rig?)"
+        )
+    return camera, fit
+
+
+def _size_on_plane(camera: CameraModel, quad_px: np.ndarray, z_mm: float) -> float:
+    """The mean side (mm) of a marker seen at `quad_px`, were it lying at height `z_mm`."""
+    return _side_length(camera.pixel_to_plane(quad_px, z_mm)[:, :2])
+
+
+#: the focal length is chosen again with the box's outline when the table markers leave it this uncertain (1 sigma)
+FOCAL_SD_PCT_FOR_OUTLINE = 1.0
+#: the focal lengths scanned with the outline: the frame's width times 2^(k/4) for k in this range
+FOCAL_SCAN_QUARTER_OCTAVES = (-4, 17)
+#: the first step of the focal length's local search with the outline, in octaves
+FOCAL_FIRST_STEP_OCTAVES = 0.125
+
+
+def _focal_from_outline(problem: _Problem, matcher: BoxOutlineMatcher, camera: CameraModel,
+                        pose: tuple[float, float, float]) -> tuple[CameraModel, tuple[float, float, float]]:
+    """The focal length (with the camera pose it implies from the table markers) and the box pose that
+    together fit the box's outline and the table markers best: a pattern search over (log2 focal, yaw, x,
+    y) of the mean chamfer distance plus the table markers' reprojection RMS (px)."""
+    dist = camera.dist_coeffs
+    cameras: dict[float, tuple[CameraModel, float] | None] = {}
+
+    def camera_at(log2_factor: float) -> tuple[CameraModel, float] | None:
+        if log2_factor not in cameras:
+            f = camera.focal_px * 2.0**log2_factor
+            K = camera.camera_matrix.copy()
+            K[0, 0] = K[1, 1] = f
+            try:
+                solved = problem.solve_fixed_intrinsics(K, dist, None).camera
+            except CalibrationError:
+                solved = None
+            if solved is None or solved.center_mm[2] <= 0:
+                cameras[log2_factor] = None
+            else:
+                residual = problem.residuals(problem._pack(f, dist[0], solved.rvec, solved.tvec,
+                                                           BoxPose(yaw_deg=0.0, translation_mm=(0.0, 0.0))), K, dist)
+                cameras[log2_factor] = (solved, float(np.sqrt(np.mean(residual**2))))
+        return cameras[log2_factor]
+
+    def cost(state: np.ndarray) -> float:
+        solved = camera_at(float(state[0]))
+        if solved is None:
+            return np.inf
+        return matcher.chamfer(solved[0], (float(state[1]), float(state[2]), float(state[3]))) + solved[1]
+
+    # a wide scan first (the table alone may leave the focal length anywhere), the pose roughly refined at each
+    width = problem.frame_size[0]
+    state, best_cost = np.array([0.0, *pose]), np.inf
+    for k in range(*FOCAL_SCAN_QUARTER_OCTAVES):
+        log2_factor = float(np.log2(width / camera.focal_px) + k / 4.0)
+        solved = camera_at(log2_factor)
+        if solved is None:
+            continue
+        rough, chamfer = matcher.refine(solved[0], pose, step_mm=4.0, step_deg=1.0, last_step_mm=1.5)
+        if chamfer + solved[1] < best_cost:
+            state, best_cost = np.array([log2_factor, *rough]), chamfer + solved[1]
+    best_cost = cost(state)
+    steps = np.array([FOCAL_FIRST_STEP_OCTAVES, 1.0, 3.0, 3.0])
+    while steps[2] > 0.1:
+        improved = False
+        for axis in range(4):
+            for sign in (-1.0, 1.0):
+                trial = state.copy()
+                trial[axis] += sign * steps[axis]
+                trial_cost = cost(trial)
+                if trial_cost < best_cost - 1e-9:
+                    state, best_cost, improved = trial, trial_cost, True
+        if not improved:
+            steps /= 2.0
+    solved = camera_at(float(state[0]))
+    assert solved is not None
+    return solved[0], (float(state[1]), float(state[2]), float(state[3]))
 
 
 def _with_herd_line(
@@ -334,8 +473,8 @@ class _Problem:
         K = np.array([[p[0], 0.0, (width - 1) / 2.0], [0.0, p[0], (height - 1) / 2.0], [0.0, 0.0, 1.0]])
         return K, np.array([p[1], 0.0, 0.0, 0.0, 0.0])
 
-    def _all_points(self, box_pose: BoxPose) -> np.ndarray:
-        if len(self.box_points) == 0:
+    def _all_points(self, box_pose: BoxPose | None) -> np.ndarray:
+        if len(self.box_points) == 0 or box_pose is None:
             return self.table_points
         box_xy = box_pose.box_to_table(self.box_points[:, :2])
         return np.vstack([self.table_points, np.column_stack([box_xy, self.box_points[:, 2]])])
@@ -491,7 +630,7 @@ class _Problem:
         return float(f) if 0.1 * width < f < 20 * width else None
 
     # -------------------------------------------------------- figures
-    def quality(self, camera: CameraModel, box_pose: BoxPose, focal_estimated: bool,
+    def quality(self, camera: CameraModel, box_pose: BoxPose | None, focal_estimated: bool,
                 k1_estimated: bool) -> CalibrationQuality:
         projected = camera.project(self._all_points(box_pose))
         corner_errors = np.linalg.norm(projected - self.pixels, axis=1)
@@ -507,7 +646,7 @@ class _Problem:
             for marker_id in dict.fromkeys(label_ids):
                 rows = np.asarray(label_ids) == marker_id
                 measured = camera.pixel_to_plane(pixels[rows], points[rows][:, 2])[:, :2]
-                truth = box_pose.box_to_table(points[rows][:, :2]) if is_box else points[rows][:, :2]
+                truth = box_pose.box_to_table(points[rows][:, :2]) if is_box and box_pose else points[rows][:, :2]
                 table_error[marker_id] = float(np.mean(np.linalg.norm(measured - truth, axis=1)))
                 scale[marker_id] = _side_length(measured) / _side_length(truth)
         all_errors = []

@@ -19,6 +19,7 @@ from dataclasses import dataclass, field, replace
 
 import numpy as np
 
+from calibration.box_outline import BoxOutlineConfig, BoxOutlineError, find_box_from_outline
 from calibration.geometry import BoxPose
 from calibration.markers import detect_markers
 from calibration.rig import Rig
@@ -254,9 +255,13 @@ class CalibrationTracker:
         found = detect_markers(frame_bgr, self.rig.aruco_dictionary)
         box_ids = [m.id for m in self.rig.box.markers]
         if not any(i in found for i in box_ids):
-            raise CalibrationError(f"no box marker visible (box ids {box_ids} missing): the box pose cannot be found")
-        calibration = calibrate_frame(frame_bgr, self.rig, previous=self._calibration, detections=found,
-                                      fix_intrinsics=True, find_herd=False)
+            if self._calibration.box_pose_source != "outline":
+                raise CalibrationError(
+                    f"no box marker visible (box ids {box_ids} missing): the box pose cannot be found")
+            calibration = self._box_from_outline_again(frame_bgr)
+        else:
+            calibration = calibrate_frame(frame_bgr, self.rig, previous=self._calibration, detections=found,
+                                          fix_intrinsics=True, find_herd=False)
         self._calibration = calibration
         self._last_box_corners = {i: found[i] for i in box_ids if i in found}
         self._reset_watches(frame_bgr)
@@ -274,6 +279,27 @@ class CalibrationTracker:
             ),
         )
         return calibration.box_pose
+
+    def _box_from_outline_again(self, frame_bgr: np.ndarray) -> Calibration:
+        """The box found again from its outline near where it was (its markers were never readable).
+
+        Only a clearly supported outline moves it (a hand over the box at the start of a throw must not);
+        how sure the pose is about the box's turned twin is kept from the first search.
+        """
+        calibration = self._calibration
+        before = calibration.quality.box_outline
+        try:
+            fit = find_box_from_outline(frame_bgr, self.rig, calibration.camera, near=calibration.box_pose)
+        except BoxOutlineError as error:
+            raise CalibrationError(f"the box's outline is not found again: {error}") from None
+        config = BoxOutlineConfig()
+        if fit.support < config.sure_support:
+            raise CalibrationError(
+                f"the box's outline is not clear enough now (edge support {fit.support:.0%}): its pose is kept")
+        if before is not None:
+            fit = fit.model_copy(update={"pattern_margin": before.pattern_margin, "sure": before.sure})
+        quality = calibration.quality.model_copy(update={"box_outline": fit})
+        return calibration.model_copy(update={"box_pose": fit.pose, "quality": quality})
 
     def refresh_herd(self, frame_bgr: np.ndarray) -> Calibration:
         """Find the herd line again from the cards (when the Herd changed); a rig or user line is kept."""
@@ -296,8 +322,9 @@ def calibration_doubt(calibration: Calibration, rig: Rig) -> str | None:
     """Why calls made on `calibration` are unsafe, or None when its markers pin it down.
 
     A missing marker alone is no doubt: three table markers and a box marker, fitted to a
-    fraction of a pixel, fix the camera and the box. Fewer table markers solved (seen and not
-    rejected), or a box pose taken from an earlier calibration, are.
+    fraction of a pixel, fix the camera and the box; so does a box found from its outline with
+    good edge support (`BoxOutlineFit.sure`). Fewer table markers solved (seen and not rejected),
+    a box pose taken from an earlier calibration, or an outline weakly supported, are.
     """
     used = set(calibration.markers_seen) - set(calibration.quality.markers_rejected)
     table_ids = [m.id for m in rig.table_markers]
@@ -306,6 +333,16 @@ def calibration_doubt(calibration: Calibration, rig: Rig) -> str | None:
     if len(table_used) < needed:
         unsolved = sorted(set(table_ids) - used)
         return f"only {len(table_used)} table markers solved (missing ids {unsolved}); need {needed}"
+    outline = calibration.quality.box_outline
+    if calibration.box_pose_source == "outline":
+        if outline is not None and outline.sure:
+            return None
+        twin = (
+            f", its half-turned twin hardly told apart by the markers' patterns (margin {outline.pattern_margin:.2f})"
+            if outline is not None and outline.pattern_margin is not None else ""
+        )
+        support = f" (edge support {outline.support:.0%}{twin})" if outline is not None else ""
+        return f"no box marker readable: the box pose comes from its outline, not surely{support}"
     if calibration.box_pose_source != "markers":
         return "no box marker seen: the box pose is an earlier one"
     return None
