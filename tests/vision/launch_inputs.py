@@ -12,6 +12,7 @@ import pytest
 
 import vision.pipeline as pipeline
 from calibration.camera import CameraModel
+from calibration.truth import load_label
 from vision.flight import FlightImpact
 from vision.landing import herd_line_signed, herd_normal
 from vision.runner import RunResult, run_judge
@@ -20,6 +21,24 @@ from vision.runner import RunResult, run_judge
 def judge_labelled(video: Path, label, **options) -> RunResult:
     """`run_judge` on `video` given what eval gives it: the rig of its label's scene and its launch mode."""
     return run_judge(video, label.scene, launch_mode=label.launch_mode, **options)
+
+
+NARROW_LABEL = Path(__file__).resolve().parents[1] / "narrow_clips" / "clip_000.json"
+
+
+def narrow_empty_frame() -> np.ndarray:
+    """A black frame of the narrow clip_000's size, for decisions that read the track, not the picture."""
+    width, height = load_label(NARROW_LABEL).frame_size
+    return np.zeros((height, width, 3), np.uint8)
+
+
+def narrow_judge() -> pipeline.LaunchJudge:
+    """A judge given the narrow clip_000's true calibration (taken on a first empty frame), at 60 fps."""
+    label = load_label(NARROW_LABEL)
+    judge = pipeline.LaunchJudge(label.scene, calibration=pipeline.calibration_from_label(label),
+                                 config=pipeline.JudgeConfig(), fps=60.0)
+    judge.process(narrow_empty_frame(), 0)
+    return judge
 
 
 def first_frames(source: Path, out: Path, frames: int) -> Path:

@@ -7,10 +7,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from launch_inputs import judge_labelled
+from launch_inputs import judge_labelled, narrow_empty_frame, narrow_judge
 
 from calibration.truth import load_label
-from vision.pipeline import JudgeConfig, LaunchJudge, calibration_from_label
 from vision.track import COASTED, HAND, SEEN
 
 LABEL = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips" / "clip_000.json"
@@ -18,17 +17,12 @@ LOST_THEN_FOUND = Path(__file__).resolve().parent / "clips" / "lost_then_found_i
 
 
 def _empty_frame() -> np.ndarray:
-    """A black frame of clip_000's size: these decisions read the track, not the picture."""
-    width, height = load_label(LABEL).frame_size
-    return np.zeros((height, width, 3), np.uint8)
+    return narrow_empty_frame()
 
 
 @pytest.fixture
 def judge():
-    label = load_label(LABEL)
-    judge = LaunchJudge(label.scene, calibration=calibration_from_label(label), config=JudgeConfig(), fps=60.0)
-    judge.process(_empty_frame(), 0)  # takes the given calibration
-    return judge
+    return narrow_judge()
 
 
 def _track(judge, xs, flags):

@@ -7,14 +7,12 @@ ends the judge cannot judge that throw: its `warning` event is listed in the jud
 
 from __future__ import annotations
 
-import json
 import sys
 import time
-import urllib.request
 from pathlib import Path
 
 import pytest
-from web_helpers import CHROMIUM, ROOT, start_server, stop_server
+from web_helpers import CHROMIUM, ROOT, call, start_server, stop_server
 
 sys.path.insert(0, str(ROOT / "tests" / "vision"))  # the clip cutter the vision tests use
 from launch_inputs import first_frames  # noqa: E402
@@ -24,16 +22,10 @@ pytestmark = pytest.mark.browser
 SAMPLE = ROOT / "sample_videos" / "clip_006.mp4"
 
 
-def _get(url: str) -> dict:
-    with urllib.request.urlopen(url, timeout=10) as response:
-        return json.loads(response.read())
-
-
 @pytest.fixture(scope="module")
 def served(tmp_path_factory):
-    if not Path(CHROMIUM).exists():
+    if not Path(CHROMIUM).exists() or pytest.importorskip("playwright") is None:
         pytest.skip(f"{CHROMIUM} is missing: run `sh scripts/ensure-chromium.sh`")
-    pytest.importorskip("playwright")
     folder = tmp_path_factory.mktemp("stopped")
     clip = first_frames(SAMPLE, folder / "stopped_while_held.avi", 90)
     process, url = start_server(folder / "data", "--video", str(clip), "--rig", str(SAMPLE.with_suffix(".json")),
@@ -45,7 +37,7 @@ def served(tmp_path_factory):
 def test_a_launch_the_judge_could_not_judge_is_a_warning_on_the_live_page(served, browser):
     url = served
     deadline = time.monotonic() + 180
-    while _get(f"{url}/api/status")["live"]["state"] != "ended":
+    while call(f"{url}/api/status")[1]["live"]["state"] != "ended":
         assert time.monotonic() < deadline, "the video never ended"
         time.sleep(0.25)
     page = browser.new_page()
