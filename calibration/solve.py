@@ -277,7 +277,8 @@ def _box_from_outline(frame_bgr: np.ndarray, rig: Rig, problem: _Problem, camera
     alike = [i for i in foreign if any(abs(_size_on_plane(camera, found[i], rig.box.rim_height_mm) / size - 1) < 0.15
                                        for size in sizes)]
     if alike:  # markers of the box markers' size, but other ids: most likely a rig for another box
-        raise CalibrationError(f"{unknown}: markers {alike} of the box markers' size are not in the rig (wrong rig?)")
+        # (no ids named: the message stays the same while a hand hides one of them, and is warned of once)
+        raise CalibrationError(f"{unknown}: markers of the box markers' size with other ids are in view (wrong rig?)")
     matcher = BoxOutlineMatcher(frame_bgr, rig)
     try:
         if refine_focal:  # each of the best candidates with its own focal length
