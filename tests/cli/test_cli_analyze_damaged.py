@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 
 from cli.main import main
-from vision.video import FrameReader
+from vision.video import FrameReader, read_frames
 
 ROOT = Path(__file__).resolve().parents[2]
 CLIP = ROOT / "tests" / "narrow_clips" / "clip_000.mp4"
@@ -24,15 +24,7 @@ RIG = CLIP.with_suffix(".json")
 
 
 def _frames(path: Path) -> list[np.ndarray]:
-    capture = cv2.VideoCapture(str(path))
-    frames = []
-    while True:
-        ok, frame = capture.read()
-        if not ok:
-            break
-        frames.append(frame)
-    capture.release()
-    return frames
+    return [frame for _, frame in read_frames(path)]
 
 
 def _write_avi(path: Path, frames: list[np.ndarray], fps: float) -> Path:

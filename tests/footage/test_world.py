@@ -17,6 +17,7 @@ from cli.samples import add_arguments, run
 from footage.generate import generate_clip
 from footage.video_writer import ClipWriter
 from footage.world import METEOR_KINDS, MOTIONS, START_KINDS, WIDE, choose_meteor, draw_look, saturation
+from vision.video import read_frames
 
 ROOT = Path(__file__).resolve().parents[2]
 NARROW_SET = ROOT / "tests" / "narrow_clips"
@@ -71,13 +72,8 @@ def test_h264_clips_decode_frame_for_frame_and_quality_sets_their_size(tmp_path:
         writer.close()
         cap = cv2.VideoCapture(str(path))
         fourcc = int(cap.get(cv2.CAP_PROP_FOURCC)).to_bytes(4, "little").decode().lower()
-        decoded = []
-        while True:
-            ok, frame = cap.read()
-            if not ok:
-                break
-            decoded.append(frame)
         cap.release()
+        decoded = [frame for _, frame in read_frames(path)]
         assert fourcc in ("avc1", "h264") and len(decoded) == len(frames)
         assert np.abs(decoded[5].astype(int) - frames[5]).mean() < 12
         sizes[crf] = path.stat().st_size
