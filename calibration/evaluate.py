@@ -68,8 +68,9 @@ def figures_for(label: LaunchTruth, calibration: Calibration, clip: str) -> Clip
         focal_error = 100.0 * (calibration.camera.focal_px / truth_camera.focal_px - 1.0)
     else:
         errors, focal_error = np.array([np.nan]), None
-    yaw_error = (calibration.box_pose.yaw_deg - label.box_pose.yaw_deg + 180.0) % 360.0 - 180.0
-    shift = float(np.hypot(*np.subtract(calibration.box_pose.translation_mm, label.box_pose.translation_mm)))
+    first_pose = label.box_pose_at(0)  # calibrated from the first frames: a moving box was there then
+    yaw_error = (calibration.box_pose.yaw_deg - first_pose.yaw_deg + 180.0) % 360.0 - 180.0
+    shift = float(np.hypot(*np.subtract(calibration.box_pose.translation_mm, first_pose.translation_mm)))
     herd = None
     if label.scene.herd_line_mm is not None and calibration.herd_line_mm is not None:
         herd = herd_line_errors_mm(calibration.herd_line_mm, label.scene.herd_line_mm)

@@ -1,7 +1,9 @@
 """`meteors-launch-truth/1`: what really happened in a labelled clip (shared/spec/launch-truth.md).
 
 The footage generator writes it and `meteors-judge eval` reads it, from any source.
-Unknown extra fields are ignored so that other sources may add their own.
+Unknown extra fields are ignored so that other sources may add their own. Ours adds one: `box_track`,
+where a moving box stood frame by frame (a bumped or tapped box), absent when the box stood still;
+`box_pose` is always where it stands at the end, where the meteor comes to rest.
 """
 
 from __future__ import annotations
@@ -52,6 +54,14 @@ class TrueRest(_Label):
     box_mm: Point2
 
 
+class TrueBoxPose(_Label):
+    """Where the box stood in one frame (`box_track`)."""
+
+    frame: int = Field(ge=0)
+    yaw_deg: float
+    translation_mm: Point2
+
+
 class LaunchTruth(_Label):
     """One labelled clip's truth."""
 
@@ -75,11 +85,19 @@ class LaunchTruth(_Label):
     valid: bool
     outcome: Outcome
     dinosaur: DinosaurType | None
+    box_track: list[TrueBoxPose] = []  # frames 0.. while the box moves (an extension); empty: it stood still
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
     def to_json(self) -> str:
-        return self.model_dump_json(by_alias=True, indent=2)
+        return self.model_dump_json(by_alias=True, indent=2, exclude={"box_track"} if not self.box_track else None)
+
+    def box_pose_at(self, frame: int) -> BoxPose:
+        """Where the box stood in `frame`: from `box_track` while it moved, else `box_pose`."""
+        for entry in self.box_track:
+            if entry.frame == frame:
+                return BoxPose(yaw_deg=entry.yaw_deg, translation_mm=entry.translation_mm)
+        return self.box_pose
 
 
 def required_table_bounces(launch_mode: LaunchMode) -> int:

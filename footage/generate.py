@@ -12,6 +12,7 @@ import os
 import sys
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 import cv2
@@ -20,6 +21,7 @@ import numpy as np
 from calibration.camera import CameraModel
 from calibration.geometry import BoxPose
 from calibration.rig import DINOSAUR_TYPES
+from footage.box_motion import BoxMotion, draw_box_motion
 from footage.camera_rig import random_camera
 from footage.labels import Timing, build_label, events_of
 from footage.physics import STILL_SPEED, Material, Trajectory, World, simulate
@@ -567,18 +569,25 @@ def markers_detected(video: Path, label_path: Path, tolerance_px: float = 1.5, b
     params.cornerRefinementMethod = cv2.aruco.CORNER_REFINE_SUBPIX
     detector = cv2.aruco.ArucoDetector(cv2.aruco.getPredefinedDictionary(cv2.aruco.DICT_4X4_50), params)
     expected = {m.id: label.camera.project(np.array(m.corners_mm)) for m in label.scene.table_markers}
-    if box_markers:
-        pose = BoxPose.model_validate(label.box_pose.model_dump())
-        for m in label.scene.box.markers:
-            xy = pose.box_to_table(np.array(m.corners_mm))
-            expected[m.id] = label.camera.project(np.column_stack([xy, np.full(4, m.z_mm)]))
-    missing = set(expected)
-    for frame in [first if name == "first" else last for name in frames]:
+
+    def expected_in(frame_index: int) -> dict[int, np.ndarray]:
+        if not box_markers:
+            return expected
+        pose = label.box_pose_at(frame_index)
+        on_box = {m.id: label.camera.project(np.column_stack([pose.box_to_table(np.array(m.corners_mm)),
+                                                              np.full(4, m.z_mm)]))
+                  for m in label.scene.box.markers}
+        return {**expected, **on_box}
+
+    missing = set(expected_in(0))
+    for name in frames:
+        frame, frame_index = (first, 0) if name == "first" else (last, label.frame_count - 1)
+        wanted = expected_in(frame_index)
         corners, ids, _ = detector.detectMarkers(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
         found = {} if ids is None else {int(i): c.reshape(4, 2) for i, c in zip(ids.reshape(-1), corners,
                                                                                 strict=True)}
         missing = {marker_id for marker_id in missing if marker_id not in found
-                   or np.linalg.norm(found[marker_id] - expected[marker_id], axis=1).max() > tolerance_px}
+                   or np.linalg.norm(found[marker_id] - wanted[marker_id], axis=1).max() > tolerance_px}
     return not missing
 
 
@@ -586,7 +595,9 @@ def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int, world: Wo
     key = [seed, index, 7919] if attempt == 0 else [seed, index, 7919, attempt]
     rng = np.random.default_rng(key)
     look_key = [seed, index, 104729, attempt]  # the look's own streams: [*look_key, part]
-    look = draw_look(np.random.default_rng([*look_key, 1])) if world.varied_looks else None
+    look = None
+    if world.varied_looks:
+        look = draw_look(np.random.default_rng([*look_key, 1]), box_rng=np.random.default_rng([*look_key, 5]))
     case = case_for(index, rng, world)
     width, height = case.get("res", (1280, 720))
     fps = float(case.get("fps", 60))
@@ -648,6 +659,13 @@ def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int, world: Wo
             t_still, t_enter_len, t_hold_len, t_throw_len = _start_timing(np.random.default_rng([*look_key, 2]), look,
                                                                           t_still)
         lead = t_still + t_enter_len + t_hold_len + t_throw_len
+        if look is not None:
+            quiet_s = t_still if look.start == "pickup" else 0.0  # a pick-up's meteor lies in the box till then
+            scene.motion = draw_box_motion(np.random.default_rng([*look_key, 6]), look.box_motion, scene.pose,
+                                           launch_dir[:2], quiet_s, lead)
+        if scene.motion is not None:  # the physics runs from the release (t = 0): the box's clock runs `lead` ahead
+            physics.box_motion = partial(_box_state_from_release, scene.motion, lead)
+            physics.box_still_from = scene.motion.end_s - lead
 
         def timing_of(traj, lead=lead, fps=fps, exposure=exposure):
             end = traj.left_view_time + 0.6 if traj.left_view_time is not None else traj.still_time + 0.55
@@ -759,7 +777,12 @@ def _look_summary(look: Look) -> dict:
     return {"world": "wide", "meteor_kind": look.meteor.kind, "start": look.start, "motion": look.motion.name,
             "hand": "two" if look.arm.two_handed else ("left" if look.arm.handed < 0 else "right"),
             "lamps": len(look.light.lamps), "objects": len(look.objects), "small_box_markers": look.small_box_markers,
-            "crf": look.crf}
+            "box_motion": look.box_motion, "crf": look.crf}
+
+
+def _box_state_from_release(motion: BoxMotion, lead_s: float, t_s: float) -> tuple[float, float, float]:
+    """The box's (yaw_deg, x_mm, y_mm) at `t_s` after the release, which is `lead_s` into the clip."""
+    return motion.state_at(t_s + lead_s)
 
 
 class _ShiftedTiming(Timing):
@@ -828,13 +851,14 @@ def _style_plan(plan: Plan, scene: Scene, camera: CameraModel, size: tuple[int, 
     spot = np.array([rng.uniform(x0 + 0.3 * (x1 - x0), x1 - 0.3 * (x1 - x0)),
                      rng.uniform(y0 + 0.3 * (y1 - y0), y1 - 0.3 * (y1 - y0))])
     plan.reach_from = plan.start - plan.forward * 72 + np.array([0.0, 0.0, scene.meteor_radius + 12])
-    plan.start = np.append(scene.pose.box_to_table(spot)[0], box.floor_height + scene.meteor_radius)
+    plan.start = np.append(scene.pose_at(0.0).box_to_table(spot)[0], box.floor_height + scene.meteor_radius)
     plan.pickup = True
     plan.lift_mm = box.rim_height + 40.0
 
 
 def _write_video(path: Path, renderer: Renderer, plan: Plan, timing: Timing, rng: np.random.Generator,
                  r: float, look: Look | None = None) -> None:
+    """Render every frame, the box standing where it is at the frame's time."""
     w, h = renderer.size
     writer = ClipWriter(path, timing.fps, (w, h), crf=look.crf if look is not None else None)
     sigma = float(rng.uniform(0.5, 1.1))
@@ -867,6 +891,7 @@ def _write_video(path: Path, renderer: Renderer, plan: Plan, timing: Timing, rng
         g = 1 + amp * math.sin(2 * math.pi * t0 / period[0] + phase[0])
         gains = tint * np.array([g * (1 + wb * math.sin(2 * math.pi * t0 / period[c + 1] + phase[c + 1]))
                                  for c in range(3)])
+        renderer.use_pose(renderer.scene.pose_at(timing.frame_time(i)))
         frame = renderer.render_frame(times, meteor_at, hand_at, gains, pool[i % len(pool)])
         writer.write(frame)
     writer.close()

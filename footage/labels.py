@@ -28,6 +28,10 @@ class Timing:
     def frame_time(self, i: int) -> float:
         return i / self.fps + self.exposure / 2
 
+    def clip_time(self, i: int) -> float:
+        """Frame i's reference time on the clip's clock (`frame_time` may be seen from another clock)."""
+        return Timing.frame_time(self, i)
+
     def first_frame_after(self, t: float) -> int:
         """The first frame whose whole exposure starts at or after `t`."""
         return int(math.ceil(t * self.fps - 1e-9))
@@ -96,7 +100,7 @@ def events_of(scene: Scene, traj: Trajectory, timing: Timing, t_release: float, 
     last = timing.frame_count
     for i in range(release_frame, last):
         p = traj.position(timing.frame_time(i))
-        bx, by = pose.table_to_box(p[:2])[0]
+        bx, by = scene.pose_at(timing.clip_time(i)).table_to_box(p[:2])[0]
         if abs(bx) < hx and abs(by) < hy:
             entered = i
             break
@@ -164,8 +168,7 @@ def build_label(scene: Scene, camera: CameraModel, events: Events, timing: Timin
         "frame_count": timing.frame_count,
         "launch_mode": launch_mode,
         "scene": rig_of(scene).model_dump(),
-        "box_pose": {"yaw_deg": _r(scene.pose.yaw_deg, 4),
-                     "translation_mm": [_r(v, 3) for v in scene.pose.translation_mm]},
+        "box_pose": _pose_json(scene.pose),
         "camera": {"K": [[_r(v, 4) for v in row] for row in camera.K], "dist": [_r(v, 6) for v in camera.dist],
                    "rvec": [_r(v, 8) for v in camera.rvec], "tvec": [_r(v, 4) for v in camera.tvec]},
         "release": {"frame": events.release_frame, "table_mm": _xy(events.release_point),
@@ -180,8 +183,21 @@ def build_label(scene: Scene, camera: CameraModel, events: Events, timing: Timin
         "valid": valid,
         "outcome": outcome,
         "dinosaur": dinosaur_region if outcome == "dinosaur" else None,
+        "box_track": box_track(scene, timing),
     }
     return LaunchTruth.model_validate(data)
+
+
+def _pose_json(pose) -> dict:
+    return {"yaw_deg": _r(pose.yaw_deg, 4), "translation_mm": [_r(v, 3) for v in pose.translation_mm]}
+
+
+def box_track(scene: Scene, timing: Timing) -> list[dict]:
+    """Where a moving box stands in every frame until the first after its last shove; [] for a still box."""
+    if scene.motion is None:
+        return []
+    last = min(timing.first_frame_after(scene.motion.end_s), timing.frame_count - 1)
+    return [{"frame": i, **_pose_json(scene.pose_at(timing.clip_time(i)))} for i in range(last + 1)]
 
 
 def rest_center(label: LaunchTruth) -> np.ndarray:

@@ -6,6 +6,8 @@ given in the box frame and turned by the box's yaw. Each impact applies restitut
 contact normal and a Coulomb-limited friction impulse at the contact point, which exchanges
 linear and angular momentum (a solid sphere, I = 2/5 m r²). Slow contacts become rolling:
 sliding friction until the contact point stops slipping, then rolling resistance, then rest.
+The box may move (`World.box_motion`, a kinematic body): impulses, friction, rolling and rest
+are then taken relative to the moving surface, so a tapped box carries or pushes the meteor.
 Truth (bounces, box entry, rest) comes from here, never from images.
 """
 
@@ -41,6 +43,8 @@ class World:
     floor: Material = field(default_factory=lambda: Material(0.45, 0.45))
     rolling_resistance: float = 0.02  # × g, on any support
     view_test: object = None  # callable(x, y, z) -> bool: still in view (for stopping early)
+    box_motion: object = None  # callable(t_s) -> (yaw_deg, x_mm, y_mm); None: still at box_yaw_deg, box_center
+    box_still_from: float = -math.inf  # from this time the box stands still (only then can the meteor rest)
     on_bounce: object = None  # callable(impact, entered_box: bool) -> bool: True aborts the simulation
 
 
@@ -113,6 +117,13 @@ def simulate(
     yaw = math.radians(world.box_yaw_deg)
     cy_, sy_ = math.cos(yaw), math.sin(yaw)
     bcx, bcy = world.box_center
+    box_motion, still_from = world.box_motion, world.box_still_from
+    if box_motion is not None:
+        yaw_deg, bcx, bcy = box_motion(t0)
+        cy_, sy_ = math.cos(math.radians(yaw_deg)), math.sin(math.radians(yaw_deg))
+    else:
+        still_from = -math.inf
+    prev_cy, prev_sy, prev_bcx, prev_bcy = cy_, sy_, bcx, bcy
     solids = world.solids
     reach = 0.0
     for (x0, x1, y0, y1, _z0, _z1), _kind in solids:
@@ -140,10 +151,16 @@ def simulate(
         py += vy * dt
         pz += vz * dt
         t += dt
+        box_moving = box_motion is not None and t - dt < still_from
+        if box_moving:
+            prev_cy, prev_sy, prev_bcx, prev_bcy = cy_, sy_, bcx, bcy
+            yaw_deg, bcx, bcy = box_motion(t)
+            cy_, sy_ = math.cos(math.radians(yaw_deg)), math.sin(math.radians(yaw_deg))
         supported = False
-        contacts: list[tuple[float, float, float, float, str, Material]] = []
+        support_vx = support_vy = 0.0  # the supporting surface's velocity
+        contacts: list[tuple[float, float, float, float, str, Material, float, float]] = []
         if pz < r:
-            contacts.append((0.0, 0.0, 1.0, r - pz, "table", world.table))
+            contacts.append((0.0, 0.0, 1.0, r - pz, "table", world.table, 0.0, 0.0))
         dxb, dyb = px - bcx, py - bcy
         if solids and dxb * dxb + dyb * dyb < reach * reach:
             bx = cy_ * dxb + sy_ * dyb
@@ -175,12 +192,18 @@ def simulate(
                     surface, material = "box_wall", world.box
                 tx = cy_ * nx - sy_ * ny  # box frame → table frame
                 ty = sy_ * nx + cy_ * ny
-                contacts.append((tx, ty, nz, depth, surface, material))
-        for nx, ny, nz, depth, surface, material in contacts:
+                svx = svy = 0.0
+                if box_moving:  # the contact point's velocity: where it is now less where it was a step ago
+                    svx = (cy_ * qx - sy_ * qy + bcx - (prev_cy * qx - prev_sy * qy + prev_bcx)) / dt
+                    svy = (sy_ * qx + cy_ * qy + bcy - (prev_sy * qx + prev_cy * qy + prev_bcy)) / dt
+                contacts.append((tx, ty, nz, depth, surface, material, svx, svy))
+        for nx, ny, nz, depth, surface, material, svx, svy in contacts:
             px += nx * depth
             py += ny * depth
             pz += nz * depth
-            vn = vx * nx + vy * ny + vz * nz
+            vn = (vx - svx) * nx + (vy - svy) * ny + vz * nz
+            if nz > 0.5:
+                support_vx, support_vy = svx, svy
             if vn >= 0.0:
                 if nz > 0.5:
                     supported = True
@@ -195,9 +218,9 @@ def simulate(
             vx += jn * nx
             vy += jn * ny
             vz += jn * nz
-            # friction at the contact point (offset −r·n from the centre)
-            cx = vx + (wy * (-r * nz) - wz * (-r * ny))
-            cy = vy + (wz * (-r * nx) - wx * (-r * nz))
+            # friction at the contact point (offset −r·n from the centre), relative to the surface
+            cx = vx - svx + (wy * (-r * nz) - wz * (-r * ny))
+            cy = vy - svy + (wz * (-r * nx) - wx * (-r * nz))
             cz = vz + (wx * (-r * ny) - wy * (-r * nx))
             cn = cx * nx + cy * ny + cz * nz
             sx, sy, sz = cx - cn * nx, cy - cn * ny, cz - cn * nz
@@ -222,21 +245,23 @@ def simulate(
         if aborted:
             break
         if supported and vz < RESTING_SPEED * 0.5:
-            speed_h = math.hypot(vx, vy)
+            rel_x, rel_y = vx - support_vx, vy - support_vy
+            speed_h = math.hypot(rel_x, rel_y)
             if speed_h > 0.0:
                 scale = max(speed_h - roll_decel * dt, 0.0) / speed_h
-                vx *= scale
-                vy *= scale
+                vx = support_vx + rel_x * scale
+                vy = support_vy + rel_y * scale
                 wx *= scale
                 wy *= scale
             wz *= 0.98
         speed = math.sqrt(vx * vx + vy * vy + vz * vz)
-        if supported and speed < 2.0 and abs(vz) < 2.0:
-            vx = vy = vz = 0.0
+        rel_x, rel_y = vx - support_vx, vy - support_vy
+        if supported and math.sqrt(rel_x * rel_x + rel_y * rel_y + vz * vz) < 2.0 and abs(vz) < 2.0:
+            vx, vy, vz = support_vx, support_vy, 0.0
             wx = wy = wz = 0.0
         out_pos.append((px, py, pz))
         out_spin.append((wx, wy, wz))
-        if speed < STILL_SPEED and supported:
+        if speed < STILL_SPEED and supported and t >= still_from:
             if still_since is None:
                 still_since = t
             if t - still_since >= settle_time:

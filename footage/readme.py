@@ -42,10 +42,12 @@ lying about; light to dark skin, sleeves of any colour and length, right and lef
 head, hands on the chest, a downward flick, a long push) with a follow-through and the arm's shadow;
 clips that start on an empty table, with the meteor already in the hand, thrown within 0.3 s of the
 first frame, or picked out of the box and carried over the table; box markers on the rim or the floor
-insert, some too small to read; one to three lamps, hard or soft, warm or cold, drifting exposure and
-white balance; cameras 0.8–1.8 m high, tilted up to 20°, with radial distortion (k1, k2); 640×480,
-1280×720 and 1920×1080 at 30 and 60 fps, any shutter time, H.264 at CRF 18–30. The physics is the
-1 ms rigid-sphere simulation (spin, skids, rolling, hops, rim hits, bounce-outs).""",
+insert, some too small to read; a box bumped before the launch or tapped left and right during a
+hard-mode T-Rex launch (its label adds `box_track`, where the box stood frame by frame); one to
+three lamps, hard or soft, warm or cold, drifting exposure and white balance; cameras 0.8–1.8 m
+high, tilted up to 20°, with radial distortion (k1, k2); 640×480, 1280×720 and 1920×1080 at 30 and
+60 fps, any shutter time, H.264 at CRF 18–30. The physics is the 1 ms rigid-sphere simulation (spin,
+skids, rolling, hops, rim hits, bounce-outs; a moving box carries and pushes the meteor).""",
 }
 
 
@@ -54,8 +56,13 @@ def _look(clip: dict) -> str:
     if clip.get("world") != "wide":
         return ""
     return (f"; {clip['start']}, {clip['motion']}, {clip['hand']} hand, {clip['lamps']} lamp(s), "
-            f"{clip['objects']} object(s){', small box markers' if clip['small_box_markers'] else ''}, "
-            f"crf {clip['crf']}")
+            f"{clip['objects']} object(s){', small box markers' if clip['small_box_markers'] else ''}"
+            f"{_box_motion(clip)}, crf {clip['crf']}")
+
+
+def _box_motion(clip: dict) -> str:
+    motion = clip.get("box_motion", "still")
+    return "" if motion == "still" else f", box {motion}"
 
 
 HEADER = (

@@ -18,6 +18,7 @@ import cv2
 import numpy as np
 
 from calibration.camera import CameraModel
+from calibration.geometry import BoxPose
 from footage.scenes import BoxSpec, Scene
 from footage.world import TableLook
 
@@ -225,12 +226,13 @@ class Renderer:
         return self.camera.project(np.asarray(pts, float).reshape(-1, 3))
 
     def box3(self, pts: np.ndarray, z: float | np.ndarray) -> np.ndarray:
-        xy = self.scene.pose.box_to_table(np.asarray(pts, float).reshape(-1, 2))
+        xy = self.pose.box_to_table(np.asarray(pts, float).reshape(-1, 2))
         zz = np.broadcast_to(np.asarray(z, float), (len(xy),))
         return np.column_stack([xy, zz])
 
     # ---- static scene ------------------------------------------------------------------------
     def _build_static(self) -> None:
+        """The table's texture and the lens, drawn once; then the background with the box where it starts."""
         scene, rng = self.scene, self.rng
         cw, ch = self.canvas_size
         # table texture covering the canvas footprint on z = 0
@@ -244,21 +246,77 @@ class Renderer:
         depth = float(self.C[2])
         s = min(1.3 * self.f / depth, 3600.0 / max(x_max - x_min, y_max - y_min))
         self.tex_scale = s
+        self.texture_origin_mm = (float(x_min), float(y_max))
         tw, th = int((x_max - x_min) * s), int((y_max - y_min) * s)
         # table frame → texture pixel (centre convention)
         T = np.array([[s, 0, -x_min * s - 0.5], [0, -s, y_max * s - 0.5], [0, 0, 1]])
-
-        def tex(p: np.ndarray) -> np.ndarray:
-            p = np.asarray(p, float).reshape(-1, 2)
-            return np.column_stack([(p[:, 0] - x_min) * s - 0.5, (y_max - p[:, 1]) * s - 0.5])
-
+        self.texture_to_canvas = H_plane @ np.linalg.inv(T)
         texture = table_texture(rng, scene.table_style, (th, tw), s, self.look.table if self.look else None)
         if self.look is not None:
-            self._add_sheen(texture, tex)
+            self._add_sheen(texture, self.tex)
             for item in self.look.objects:
-                _draw_object(texture, item, tex, s)
+                _draw_object(texture, item, self.tex, s)
+        self.bare_texture = texture  # the table and what lies on it, before the box's shadow, cards and markers
+        # the lens: distortion, vignetting and a touch of softness
+        self.lens_map = self._lens_map() if self.distorted else None
+        w, h = self.size
+        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
+        rr = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
+        self.vignette = (1 - float(rng.uniform(0.1, 0.25)) * rr)[..., None]
+        self.lens_blur_sigma = float(rng.uniform(0.75, 1.0))
+        self.pose: BoxPose | None = None
+        self.use_pose(scene.pose)
+
+    def tex(self, p: np.ndarray) -> np.ndarray:
+        """Table mm → table-texture pixel (centre convention)."""
+        x_min, y_max = self.texture_origin_mm
+        p = np.asarray(p, float).reshape(-1, 2)
+        return np.column_stack([(p[:, 0] - x_min) * self.tex_scale - 0.5, (y_max - p[:, 1]) * self.tex_scale - 0.5])
+
+    def _lens_map(self) -> tuple[np.ndarray, np.ndarray]:
+        """For each output pixel, where the ideal (undistorted) canvas is sampled."""
+        w, h = self.size
+        grid = np.stack(np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32)), -1)
+        und = cv2.undistortPoints(grid.reshape(-1, 1, 2), self.camera.camera_matrix, self.camera.dist_coeffs)
+        und = und.reshape(h, w, 2)
+        mapx = (und[..., 0] * self.K_ideal[0, 0] + self.K_ideal[0, 2]).astype(np.float32)
+        mapy = (und[..., 1] * self.K_ideal[1, 1] + self.K_ideal[1, 2]).astype(np.float32)
+        return mapx, mapy
+
+    def use_pose(self, pose: BoxPose) -> None:
+        """Draw the still background (table, box, masks) with the box standing at `pose`."""
+        if pose == self.pose:
+            return
+        self.pose = pose
+        cw, ch = self.canvas_size
+        canvas = cv2.warpPerspective(self._table_texture(), self.texture_to_canvas, (cw, ch), flags=cv2.INTER_LINEAR,
+                                     borderMode=cv2.BORDER_REPLICATE)
+        walls_mask = np.zeros((ch, cw), np.float32)
+        self._draw_box(canvas, walls_mask)
+        box = self.scene.box
+        silhouette = np.vstack([self.ideal(self.box3(box.outline, 0.0)), self.ideal(self.box3(box.outline,
+                                                                                              box.rim_height))])
+        box_mask = np.zeros((ch, cw), np.float32)
+        _fill(box_mask, cv2.convexHull(np.float32(silhouette)).reshape(-1, 2), 1.0)
+        if self.lens_map is not None:
+            mapx, mapy = self.lens_map
+            canvas = cv2.remap(canvas, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+            walls_mask = cv2.remap(walls_mask, mapx, mapy, cv2.INTER_LINEAR)
+            box_mask = cv2.remap(box_mask, mapx, mapy, cv2.INTER_LINEAR)
+        canvas *= self.vignette
+        canvas = cv2.GaussianBlur(canvas, (0, 0), self.lens_blur_sigma)
+        self.background_f = canvas
+        self.background = np.clip(canvas, 0, 255).astype(np.uint8)
+        self.walls_mask = walls_mask
+        self.box_mask = box_mask
+
+    def _table_texture(self) -> np.ndarray:
+        """The bare table with the box's shadow (at the current pose), the herd cards and the table markers."""
+        scene, s, tex = self.scene, self.tex_scale, self.tex
+        texture = self.bare_texture.copy()
+        th, tw = texture.shape[:2]
         # box shadow on the table, one per lamp
-        outline_t = scene.pose.box_to_table(scene.box.outline)
+        outline_t = self.pose.box_to_table(scene.box.outline)
         for L, share in self.lamps:
             shadow = np.zeros((th, tw), np.float32)
             off = -L[:2] * scene.box.rim_height / L[2]
@@ -285,37 +343,7 @@ class Renderer:
             c = q.mean(axis=0)
             _fill(texture, c + (q - c) * (1 + 2.2 / 6), (245, 245, 245))
             _warp_marker(texture, marker.id, q)
-        # warp the texture into the canvas
-        Hm = H_plane @ np.linalg.inv(T)
-        canvas = cv2.warpPerspective(texture, Hm, (cw, ch), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-        walls_mask = np.zeros((ch, cw), np.float32)
-        self._draw_box(canvas, walls_mask)
-        box = scene.box
-        silhouette = np.vstack([self.ideal(self.box3(box.outline, 0.0)), self.ideal(self.box3(box.outline,
-                                                                                              box.rim_height))])
-        box_mask = np.zeros((ch, cw), np.float32)
-        _fill(box_mask, cv2.convexHull(np.float32(silhouette)).reshape(-1, 2), 1.0)
-        # lens: remap the ideal canvas through the distortion
-        if self.distorted:
-            w, h = self.size
-            grid = np.stack(np.meshgrid(np.arange(w, dtype=np.float32), np.arange(h, dtype=np.float32)), -1)
-            und = cv2.undistortPoints(grid.reshape(-1, 1, 2), self.camera.camera_matrix, self.camera.dist_coeffs)
-            und = und.reshape(h, w, 2)
-            mapx = (und[..., 0] * self.K_ideal[0, 0] + self.K_ideal[0, 2]).astype(np.float32)
-            mapy = (und[..., 1] * self.K_ideal[1, 1] + self.K_ideal[1, 2]).astype(np.float32)
-            canvas = cv2.remap(canvas, mapx, mapy, cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
-            walls_mask = cv2.remap(walls_mask, mapx, mapy, cv2.INTER_LINEAR)
-            box_mask = cv2.remap(box_mask, mapx, mapy, cv2.INTER_LINEAR)
-        # vignetting and a touch of lens softness
-        w, h = self.size
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        rr = ((xx - w / 2) ** 2 + (yy - h / 2) ** 2) / ((w / 2) ** 2 + (h / 2) ** 2)
-        canvas *= (1 - float(rng.uniform(0.1, 0.25)) * rr)[..., None]
-        canvas = cv2.GaussianBlur(canvas, (0, 0), float(rng.uniform(0.75, 1.0)))
-        self.background_f = canvas
-        self.background = np.clip(canvas, 0, 255).astype(np.uint8)
-        self.walls_mask = walls_mask
-        self.box_mask = box_mask
+        return texture
 
     def _shade(self, color, normal: np.ndarray) -> tuple[float, float, float]:
         lit = sum(share * max(0.0, float(np.dot(normal, L))) for L, share in self.lamps)
@@ -345,7 +373,7 @@ class Renderer:
             "top": ([(x0, y0), (x1, y0), (x1, y1), (x0, y1)], z1, (0, 0, 1)),
         }
         out = []
-        rot = self.scene.pose.rotation
+        rot = self.pose.rotation
         for name, (xy, z, n) in faces.items():
             out.append((self.box3(np.array(xy), z), np.array(n, float), name))
         sides = [((x0, y0), (x1, y0), (0, -1)), ((x1, y0), (x1, y1), (1, 0)), ((x1, y1), (x0, y1), (0, 1)),
@@ -431,7 +459,7 @@ class Renderer:
                 if name == "top":
                     rim_faces.append((pts, normal))
                     continue
-                box_xy = self.scene.pose.table_to_box(pts[:, :2]).mean(axis=0)
+                box_xy = self.pose.table_to_box(pts[:, :2]).mean(axis=0)
                 is_outer = abs(abs(box_xy[0]) - hx) < 0.5 or abs(abs(box_xy[1]) - hy) < 0.5
                 (outer_faces if is_outer else inner_faces).append((pts, normal))
         for pts, normal in inner_faces:
@@ -466,7 +494,7 @@ class Renderer:
         """The static mask that hides the meteor centred at `p` (table mm), if any."""
         box = self.scene.box
         r = self.scene.meteor_radius
-        bx, by = self.scene.pose.table_to_box(p[:2])[0]
+        bx, by = self.pose.table_to_box(p[:2])[0]
         x0, x1, y0, y1 = box.inner
         if x0 < bx < x1 and y0 < by < y1 and p[2] < box.rim_height + r:
             return self.walls_mask
@@ -475,7 +503,7 @@ class Renderer:
             if self.C[2] <= p[2]:
                 return None
             q = p + (self.C - p) * (top - p[2]) / (self.C[2] - p[2])
-            qx, qy = self.scene.pose.table_to_box(q[:2])[0]
+            qx, qy = self.pose.table_to_box(q[:2])[0]
             if abs(qx) < box.length / 2 + r and abs(qy) < box.width / 2 + r:
                 return self.box_mask
         return None
@@ -485,7 +513,7 @@ class Renderer:
         box = self.scene.box
         L = self.L if L is None else L
         s = p - L * (p[2] / L[2])
-        bx, by = self.scene.pose.table_to_box(s[:2])[0]
+        bx, by = self.pose.table_to_box(s[:2])[0]
         if abs(bx) < box.length / 2 and abs(by) < box.width / 2:
             x0, x1, y0, y1 = box.inner
             z = box.floor_height if (x0 < bx < x1 and y0 < by < y1) else box.rim_height

@@ -12,6 +12,7 @@ import numpy as np
 
 from calibration.geometry import BoxPose
 from calibration.rig import DINOSAUR_TYPES
+from footage.box_motion import BoxMotion
 from footage.world import Look
 
 # An axis-aligned solid in the box frame: (xmin, xmax, ymin, ymax, zmin, zmax), and what it is.
@@ -90,6 +91,11 @@ class Scene:
     table_seed: int = 0
     light: np.ndarray = field(default_factory=lambda: np.array([0.3, 0.2, 0.93]))
     look: Look | None = None  # the wide world's appearance; None draws the narrow world's
+    motion: BoxMotion | None = None  # how the box moves during the clip, ending at `pose`; None: it stands still
+
+    def pose_at(self, t_s: float) -> BoxPose:
+        """Where the box stands at clip time `t_s`."""
+        return self.pose if self.motion is None else self.motion.pose_at(t_s)
 
     @property
     def lamps(self) -> list[tuple[np.ndarray, float]]:

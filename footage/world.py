@@ -137,6 +137,7 @@ class Look:
     small_box_markers: bool
     exposure_share: float  # shutter time over the frame time
     crf: int  # H.264 quality (lower is better)
+    box_motion: str = "still"  # a key of BOX_MOTIONS
     meteor: MeteorLook | None = None  # chosen once the landing is known (a colour that shows there)
     objects: list[dict] = field(default_factory=list)  # placed once the flight is known
 
@@ -161,6 +162,8 @@ METEOR_HSV = {  # kind: hue, saturation and value ranges (0..1)
     "beige": ((0.07, 0.14), (0.15, 0.32), (0.75, 0.92)),
 }
 START_KINDS = {"empty": 0.25, "in_hand": 0.25, "quick": 0.35, "pickup": 0.15}
+# still; bumped (knocked between launches, still again before this one); tapped (the hard-mode T-Rex launch)
+BOX_MOTIONS = {"still": 0.76, "bumped": 0.12, "tapped": 0.12}
 
 
 def _pick(rng: np.random.Generator, weights: dict[str, float]) -> str:
@@ -225,9 +228,16 @@ def _draw_arm(rng: np.random.Generator, motion: Motion) -> ArmLook:
     )
 
 
-def draw_look(rng: np.random.Generator) -> Look:
-    """A random appearance for one clip of the wide world (the meteor's colour comes later)."""
+def draw_look(rng: np.random.Generator, box_rng: np.random.Generator | None = None) -> Look:
+    """A random appearance for one clip of the wide world (the meteor's colour comes later).
+
+    `box_rng` draws how the box moves (none without it); a tapped box is the hard-mode T-Rex launch,
+    thrown with the hands on the chest. The other draws do not depend on it.
+    """
     motion = MOTIONS[str(rng.choice(list(MOTIONS)))]
+    box_motion = _pick(box_rng, BOX_MOTIONS) if box_rng is not None else "still"
+    if box_motion == "tapped":
+        motion = MOTIONS["hands_on_chest"]
     styles = ["plain", "striped", "spotted", "irregular", "two_tone", "speckled"]
     return Look(
         meteor_kind=_pick(rng, METEOR_KINDS),
@@ -242,6 +252,7 @@ def draw_look(rng: np.random.Generator) -> Look:
         small_box_markers=bool(rng.random() < 0.25),
         exposure_share=float(rng.uniform(0.25, 1.0)),
         crf=int(rng.integers(18, 31)),
+        box_motion=box_motion,
     )
 
 

@@ -27,8 +27,10 @@ def _clip(name: str):
 
 
 def _pose_errors(calibration, label) -> tuple[float, float]:
-    yaw = abs((calibration.box_pose.yaw_deg - label.box_pose.yaw_deg + 180.0) % 360.0 - 180.0)
-    shift = float(np.hypot(*np.subtract(calibration.box_pose.translation_mm, label.box_pose.translation_mm)))
+    """Against where the box stood at the start (the still frame is made of the first frames)."""
+    first = label.box_pose_at(0)
+    yaw = abs((calibration.box_pose.yaw_deg - first.yaw_deg + 180.0) % 360.0 - 180.0)
+    shift = float(np.hypot(*np.subtract(calibration.box_pose.translation_mm, first.translation_mm)))
     return shift, yaw
 
 
