@@ -202,6 +202,10 @@ class MeteorDetector:
             self._full_background_frozen = frozen
         return self._full_background_frozen
 
+    def forget_frozen_background(self) -> None:
+        """The full-resolution background was changed in place: its frozen copy is out of date."""
+        self._full_background_frozen = None
+
     def update_full_background(self, frame_bgr: np.ndarray, exclude: tuple[float, float, float] | None, rate: float):
         self._full_background_frozen = None
         if self.full_background is None:

@@ -26,6 +26,7 @@ import numpy as np
 from calibration.rig import Rig
 from vision import unjudged
 from vision.analysis import judge_launch
+from vision.box_follow import BoxFollower
 from vision.detector import Detection, MeteorDetector
 from vision.hand import HandWatch, hand_reach_box
 from vision.landing import herd_line_in_use, herd_line_signed, outline_signed_mm
@@ -103,6 +104,7 @@ class JudgeConfig:
     release_height_sigma_mm: float = 60.0  # one sigma of the release height
     exposure_half_frames: float = 0.35  # a sighting is the middle of the exposure: this far into its frame
     max_track_frames: int = 1800
+    follow_box: bool = True  # move the background's picture of the box with a bumped or tapped box
 
 
 @dataclass
@@ -183,6 +185,9 @@ class LaunchJudge:
         self._gone_frames = 0
         self._picked_up_at: int | None = None  # the frame the meteor last left its judged rest
         self._lost_launch: tuple[int, str] | None = None  # (frame, where) a meteor moving as a launch was lost
+        self._box_follower: BoxFollower | None = None
+        self._box_moves_at_refresh = 0  # the follower's count of box motions when the box was last found
+        self._latest_bgr: np.ndarray | None = None  # the frame being judged (the box is found again at a rest)
 
     # ------------------------------------------------------------------ public API
 
@@ -200,6 +205,7 @@ class LaunchJudge:
             if self.calibration is None:
                 return events
         self._follow_calibration(frame_bgr, frame_index, events)
+        self._latest_bgr = frame_bgr
         self._step(frame_bgr, frame_index, events)
         return events
 
@@ -290,6 +296,7 @@ class LaunchJudge:
             (width, height), tuple(int(v) for v in rgb), (0.7 * sizes.min(), 1.3 * sizes.max()), scale
         )
         self._px_per_mm = float(np.median(camera.apparent_diameter_px(low, 1.0)))
+        self._place_box_follower()
         from calibration.tracking import CalibrationTracker
 
         # the box is refreshed before each launch (`_refresh_box`): its per-frame patch watch is not needed
@@ -311,7 +318,43 @@ class LaunchJudge:
             events.append(JudgeEvent("warning", frame_index, f"box pose not refreshed: {error}"))
             return
         self.calibration = self._calibration_tracker.calibration
+        self._place_box_follower()
         self._note_calibration_status(self._calibration_tracker.status, frame_index, events)
+
+    def _place_box_follower(self) -> None:
+        """Follow the box from where the calibration puts it now."""
+        self._box_follower = None
+        self._box_moves_at_refresh = 0
+        if self.config.follow_box and self.detector is not None:
+            self._box_follower = BoxFollower(self.rig, self.calibration.box_pose, self.calibration.camera,
+                                             self.detector)
+
+    def _follow_box(self, frame_bgr: np.ndarray) -> None:
+        """A bumped or tapped box: its picture in the background moves with it (`vision/box_follow.py`)."""
+        if self._box_follower is None or self.state not in ("waiting", "in_hand", "in_flight"):
+            return
+        meteor = None
+        if self.tracker.active and self.tracker.x is not None:
+            size = self._track_size or 20.0
+            meteor = (float(self.tracker.x[0]), float(self.tracker.x[1]), 0.75 * size + 4.0)
+        if self._box_follower.follow(frame_bgr, self.detector, meteor):
+            self.detector.forget_scene()
+
+    def _find_box_at_rest(self, frame_index: int) -> None:
+        """The box moved during the launch (tapped in a hard-mode T-Rex launch, or bumped): find it again
+        from its markers where the meteor lies still, so that the rest is placed in the box where it is.
+        Where its markers cannot be read now, the pose found before the launch stays."""
+        from calibration.solve import CalibrationError
+
+        follower = self._box_follower
+        if follower is None or follower.moves == self._box_moves_at_refresh or self._latest_bgr is None:
+            return
+        try:
+            self._calibration_tracker.refresh_box(self._latest_bgr, frame_index)
+        except (CalibrationError, ValueError):
+            return
+        self.calibration = self._calibration_tracker.calibration
+        self._place_box_follower()
 
     def _follow_calibration(self, frame_bgr: np.ndarray, frame_index: int, events: list[JudgeEvent]) -> None:
         """Cheap per-frame watch of the markers: a bumped camera is followed, hidden markers make calls unsafe."""
@@ -378,6 +421,8 @@ class LaunchJudge:
             small = detector.reduce(frame_bgr)
             detector.update_background(small, None, 1.0)
             detector.update_full_background(frame_bgr, None, 1.0)
+        else:
+            self._follow_box(frame_bgr)
         detection: Detection | None = None
         tracker = self.tracker
         started = False
@@ -1185,6 +1230,8 @@ class LaunchJudge:
             regained=tuple(self._regained),
             shadow_px=np.asarray(self._shadow_px, dtype=np.float64).reshape(-1, 2),
         )
+        if not lost:
+            self._find_box_at_rest(frame_index)
         verdict, analysis = judge_launch(track, self.rig, self.calibration, self.config, frame_index)
         unsafe = self._launch_unsafe or self._unsafe_reason
         if unsafe:

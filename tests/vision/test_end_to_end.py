@@ -20,8 +20,8 @@ WIDE_CLIPS = discover(WIDE)[0] if WIDE.is_dir() else []
 # The bundled wide-world clips today's judge gets wrong or misses, each with the weakness it shows
 # (issue "The judge on any footage" turns them back on). Strict: a clip that starts passing fails here.
 WIDE_WEAKNESSES: dict[str, str] = {
-    "clip_001": "a meteor of the cloth's hue held from the first frame: the fingertips are followed, no launch found",
     "clip_012": "a near-black meteor held in both hands from the first frame: no launch found",
+    "clip_013": "a white meteor held from the first frame: the track follows the light hand away, no launch found",
     "clip_023": "a near-black meteor on patterned cloth at 640×480, held from the first frame: no launch found",
     "clip_031": "a near-black meteor on dark wood, 640×480 at 30 fps: no launch found",
 }
