@@ -22,7 +22,7 @@ from calibration.rig import Rig
 class BoxFollowSettings:
     change_level: float = 25.0  # grey difference (0–255) of a pixel that changed against the background
     change_share: float = 0.04  # share of the box's pixels that must change before its motion is measured
-    min_shift_px: float = 0.3  # a motion smaller than this (reduced px, at the box's edge) is no motion
+    min_step_px: float = 0.05  # a warp moving the region's corners less than this (reduced px) is no new motion
     max_shift_mm: float = 60.0  # a box is bumped or tapped, not carried: farther is not the box moving
     max_turn_deg: float = 8.0
     explained_share: float = 0.5  # the warped background must leave at most this share of the change
@@ -54,7 +54,8 @@ class BoxFollower:
         silhouette = np.zeros((self.height, self.width), np.uint8)
         cv2.fillConvexPoly(silhouette, np.int32(np.round(box_silhouette_px(rig, pose, camera))), 255)
         self._roi = self._region(silhouette)
-        self._reference: tuple[np.ndarray, np.ndarray | None, np.ndarray, np.ndarray] | None = None
+        # the backgrounds' box region (reduced, reduced grey, full), the silhouette in it, the measured mask
+        self._reference: tuple[np.ndarray, np.ndarray, np.ndarray | None, np.ndarray, np.ndarray] | None = None
         self._silhouette = silhouette
         self.warp = np.eye(2, 3, dtype=np.float32)  # reference → now, reduced ROI px
         self._measured_on: np.ndarray | None = None  # the box region (grey, reduced) last measured
@@ -83,7 +84,7 @@ class BoxFollower:
         edge = max(1, int(round(self.settings.edge_mm * self._px_per_mm / s)))
         measured = cv2.dilate(cv2.resize(silhouette, (x1 - x0, y1 - y0), interpolation=cv2.INTER_NEAREST),
                               np.ones((2 * edge + 1, 2 * edge + 1), np.uint8))
-        self._reference = (small, full, silhouette, measured)
+        self._reference = (small, _grey(small), full, silhouette, measured)
 
     def follow(self, frame_bgr: np.ndarray, detector, meteor: tuple[float, float, float] | None) -> bool:
         """Measure the box's motion in this frame and, when it moved, move the detector's backgrounds with it.
@@ -97,7 +98,7 @@ class BoxFollower:
             self._take_reference(detector)
         x0, y0, x1, y1 = self._roi
         s, size = self.scale, (x1 - x0, y1 - y0)
-        reference, _, _, measured = self._reference
+        _, reference, _, _, measured = self._reference
         now = _grey(cv2.resize(frame_bgr[y0 * s : y1 * s, x0 * s : x1 * s], size, interpolation=cv2.INTER_AREA))
         mask = measured.copy()
         if meteor is not None:
@@ -114,10 +115,11 @@ class BoxFollower:
             if moved_since < self.settings.change_share * count:
                 return False
         self._measured_on = now
-        warp = _rigid_warp(now, _grey(reference), mask, self.warp)
-        if warp is None or not self._plausible(warp, *size) or _corner_shift_px(warp - self.warp, *size) < 0.05:
+        warp = _rigid_warp(now, reference, mask, self.warp)
+        if warp is None or not self._plausible(warp, *size) or \
+                _corner_shift_px(warp - self.warp, *size) < self.settings.min_step_px:
             return False
-        moved = cv2.warpAffine(_grey(reference), warp, size, flags=cv2.INTER_LINEAR + cv2.WARP_INVERSE_MAP,
+        moved = cv2.warpAffine(reference, warp, size, flags=cv2.INTER_LINEAR + cv2.WARP_INVERSE_MAP,
                                borderMode=cv2.BORDER_REPLICATE)
         left = int(np.count_nonzero((np.abs(now - moved) > level) & inside))
         if left > self.settings.explained_share * changed:
@@ -137,7 +139,7 @@ class BoxFollower:
     def _write(self, detector) -> None:
         """Both backgrounds' box region: the reference warped to where the box is now, over the ground the
         box covered then or covers now."""
-        small, full, silhouette, _ = self._reference
+        small, _, full, silhouette, _ = self._reference
         x0, y0, x1, y1 = self._roi
         s = self.scale
         full_warp = _full_resolution(self.warp, s)

@@ -186,7 +186,6 @@ class LaunchJudge:
         self._picked_up_at: int | None = None  # the frame the meteor last left its judged rest
         self._lost_launch: tuple[int, str] | None = None  # (frame, where) a meteor moving as a launch was lost
         self._box_follower: BoxFollower | None = None
-        self._box_moves_at_refresh = 0  # the follower's count of box motions when the box was last found
         self._latest_bgr: np.ndarray | None = None  # the frame being judged (the box is found again at a rest)
 
     # ------------------------------------------------------------------ public API
@@ -324,7 +323,6 @@ class LaunchJudge:
     def _place_box_follower(self) -> None:
         """Follow the box from where the calibration puts it now."""
         self._box_follower = None
-        self._box_moves_at_refresh = 0
         if self.config.follow_box and self.detector is not None:
             self._box_follower = BoxFollower(self.rig, self.calibration.box_pose, self.calibration.camera,
                                              self.detector)
@@ -347,7 +345,7 @@ class LaunchJudge:
         from calibration.solve import CalibrationError
 
         follower = self._box_follower
-        if follower is None or follower.moves == self._box_moves_at_refresh or self._latest_bgr is None:
+        if follower is None or follower.moves == 0 or self._latest_bgr is None:  # a new follower each time it is found
             return
         try:
             self._calibration_tracker.refresh_box(self._latest_bgr, frame_index)
