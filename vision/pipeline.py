@@ -72,6 +72,26 @@ def _contains(streak: Detection, part: Detection) -> bool:
     return along <= 0.5 * streak.diameter_px * streak.elongation and across <= 0.5 * streak.diameter_px + 2.0
 
 
+def _flown_blob(
+    blobs: list[tuple[float, float, float, int]],
+    last_points: list[tuple[float, float]],
+    steps_px: tuple[float, float],
+    disc_area_px: float,
+) -> tuple[float, float, float, int] | None:
+    """Of `blobs` (x, y, area, label), the one nearest the meteor's disc area that lies a flight's step
+    (between the two `steps_px`) from one of `last_points`, where the last search found moving blobs."""
+    low, high = steps_px
+    best, best_miss = None, math.inf
+    for blob in blobs:
+        x, y, area, _label = blob
+        if not any(low <= math.hypot(x - px, y - py) <= high for px, py in last_points):
+            continue
+        miss = abs(math.log(area / disc_area_px))
+        if miss < best_miss:
+            best, best_miss = blob, miss
+    return best
+
+
 @dataclass
 class JudgeConfig:
     launch_mode: Literal["standard", "hard_velociraptor"] = "standard"
@@ -101,6 +121,10 @@ class JudgeConfig:
     background_every: int = 16  # frames between small-background updates (each reduces the whole frame)
     full_background_every: int = 16  # frames between full-resolution background updates (half a period after)
     search_every: int = 8  # while nothing is tracked and nothing changes, frames between whole-frame searches
+    flying_search_every: int = 2  # while a meteor is held still, frames between searches for one flying elsewhere
+    flying_min_sweep: float = 0.3  # a blob moving at least this many meteor diameters per frame is flying ...
+    flying_max_speed_mm_s: float = 10000.0  # ... and no faster than this, ...
+    flying_min_size: float = 0.5  # ... and at least this share of the meteor's diameter across
     release_height_sigma_mm: float = 60.0  # one sigma of the release height
     exposure_half_frames: float = 0.35  # a sighting is the middle of the exposure: this far into its frame
     max_track_frames: int = 1800
@@ -396,6 +420,9 @@ class LaunchJudge:
         self._regain_deadline: int | None = None  # lost in flight: the frame the search for it ends
         self._regained: list[tuple[int, int]] = []  # (frame, frames unseen before) each time it was found again
         self._in_box_elsewhere: tuple[float, float, int] | None = None  # (x, y, searches in a row)
+        # the last search for a meteor flying elsewhere: (frame, [(x, y) of each moving blob])
+        self._flying_elsewhere: tuple[int, list[tuple[float, float]]] | None = None
+        self._found_flying: int | None = None  # the frame this track started from a meteor found flying
         self._hand.reset()
         self._shadow.reset()
         # where a hand the touch ring did not see holds the meteor (see `_hand_seen_nearby`)
@@ -666,6 +693,19 @@ class LaunchJudge:
                 self.tracker.start(*found)
                 self._set_state("in_flight", frame_index, events, "meteor found in the box: its launch was not seen")
                 return
+            flying = self._meteor_flying_elsewhere(frame_bgr, frame_index)
+            if flying is not None:
+                # what the tracker holds is not the meteor (a hand, a card, a ghost the background learned):
+                # follow the meteor flying elsewhere as a track first seen in flight
+                self._reset_track()
+                self.tracker.reset()
+                self.tracker.start(flying.x, flying.y)
+                self._record(frame_index, flying.x, flying.y, flying.diameter_px, SEEN)
+                self._track_size = flying.diameter_px * flying.elongation
+                self._launch_start = frame_index
+                self._found_flying = frame_index
+                self._set_state("in_flight", frame_index, events, "meteor found flying: its release was not seen")
+                return
             if not self.tracker.active:
                 # held still, then flung away and lost before it ever looked free of the hand (seen
                 # leaving the hold, or only predicted to, faster than the tracker could follow): keep the
@@ -805,6 +845,49 @@ class LaunchJudge:
         count = last[2] + 1 if same else 1
         self._in_box_elsewhere = (found[0], found[1], count)
         return found if count >= UNSEEN_LAUNCH_SEARCHES else None
+
+    def _meteor_flying_elsewhere(self, frame_bgr: np.ndarray, frame_index: int) -> Detection | None:
+        """A meteor-sized, meteor-coloured blob flying free of any hand far from the meteor held still: a
+        moving blob of two whole-frame searches in a row (`JudgeConfig.flying_search_every` frames apart)
+        that moved between them as a flight does, the one nearest the meteor's size. That is the meteor
+        the tracker lost to what it holds. None otherwise, and while what is held moves fast or is only
+        predicted (the tracker following a throw)."""
+        cfg = self.config
+        if frame_index % cfg.flying_search_every or not self.tracker.active or len(self._flags) < 4:
+            return None
+        if self._put_down is not None or self._lost_judged:
+            return None  # the meteor was seen flying already: this hold may be its landing or its pick-up
+        if COASTED in self._flags[-3:] or self._moving_fast(4):
+            self._flying_elsewhere = None
+            return None
+        detector = self.detector
+        diameter = self._meteor_diameter_px()
+        held_x, held_y = self._px[-2], self._px[-1]
+        small = detector.reduce(frame_bgr)
+        moving = [
+            (cx, cy, area, label)
+            for cx, cy, area, frac, label in detector.candidates(small)
+            if frac >= 0.5 and math.hypot(cx - held_x, cy - held_y) >= LAUNCH_DIAMETERS * diameter
+        ]
+        last = self._flying_elsewhere
+        self._flying_elsewhere = (frame_index, [(cx, cy) for cx, cy, _area, _label in moving])
+        if last is None or not moving:
+            return None
+        frames = frame_index - last[0]
+        fastest_px = cfg.flying_max_speed_mm_s / self.fps * self._px_per_mm * frames
+        steps_px = (cfg.flying_min_sweep * diameter * frames, fastest_px)
+        best = _flown_blob(moving, last[1], steps_px, math.pi * diameter * diameter / 4.0)
+        if best is None:
+            return None
+        cx, cy, area, label = best
+        detection = detector.refine(frame_bgr, cx, cy, area, detector.last_boxes.get(label))
+        if detection is None or detection.diameter_px < cfg.flying_min_size * diameter:
+            return None
+        nearest = min(last[1], key=lambda p: math.hypot(detection.x - p[0], detection.y - p[1]))
+        sweep = ((detection.x - nearest[0]) / frames, (detection.y - nearest[1]) / frames)
+        if detector.touching(detection.x, detection.y, detection.diameter_px, sweep) > HAND_TOUCH:
+            return None
+        return detection
 
     def _box_window_px(self) -> tuple[float, float, float] | None:
         """(x, y, reach) of the search window (`MeteorDetector.candidates_near`, full-res px) holding the
@@ -1236,6 +1319,11 @@ class LaunchJudge:
             verdict = verdict.with_dispute(f"markers: {unsafe}")
         if doubt:
             verdict = verdict.with_dispute(doubt)
+        if self._found_flying is not None:
+            verdict = verdict.with_dispute(
+                f"release not seen: the meteor was first found flying at frame {self._found_flying}, "
+                "while the tracker held something else"
+            )
         self._analysis = analysis
         self.verdicts.append(verdict)
         moments = []  # the launch's moments, told in the order they happened

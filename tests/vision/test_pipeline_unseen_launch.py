@@ -1,9 +1,10 @@
-"""A launch the tracker missed is still judged, disputed, once the meteor is found lying in the box.
+"""A launch the tracker missed is still judged, disputed, once the meteor is found: flying elsewhere
+while the tracker holds something else, or lying in the box.
 
-The clip is generated seed 9019's clip_046 (`tests/vision/clips/`): a blue meteor on a blue table. The
-background learns the launcher's still arm; when the arm moves, the table it uncovers passes the
-colour test, and the tracker, holding "the meteor", follows that ghost to the end of the clip while
-the real meteor flies into the velociraptor space unseen. Before, no verdict was given at all.
+The first clip is generated seed 9019's clip_046 (`tests/vision/clips/`): a blue meteor on a blue
+table. The background learns the launcher's still arm; when the arm moves, the table it uncovers
+passes the colour test, and the tracker, holding "the meteor", follows that ghost while the real
+meteor flies into the velociraptor space. Before, no verdict was given at all.
 """
 
 from __future__ import annotations
@@ -13,18 +14,22 @@ from pathlib import Path
 
 from launch_inputs import judge_labelled
 
+import vision.pipeline as pipeline
 from calibration.truth import load_label
 
 CLIP = Path(__file__).resolve().parent / "clips" / "camouflaged_9019_046.mp4"
 
 
-def test_a_meteor_found_lying_in_the_box_while_a_ghost_is_held_is_judged_disputed():
+def test_a_meteor_found_while_a_ghost_is_held_is_judged_disputed_its_launch_unseen():
+    """Found as it flies over the box's wall (frame 68; it entered at 65), and judged from there."""
     label = load_label(CLIP.with_suffix(".json"))
-    verdicts = judge_labelled(CLIP, label).verdicts
-    assert len(verdicts) == 1
-    verdict = verdicts[0]
+    result = judge_labelled(CLIP, label)
+    assert len(result.verdicts) == 1
+    verdict = result.verdicts[0]
     assert verdict.disputed
-    assert any(reason.startswith("launch not seen") for reason in verdict.dispute_reasons)
+    found = [item.event for item in result.events if item.event.message.startswith("meteor found flying")]
+    assert [event.frame for event in found] == [68]
+    assert "release judged over the box: the throw's start may have been missed" in verdict.dispute_reasons
     assert verdict.region == label.region == "velociraptor"  # the meteor found is the real one
 
 
@@ -65,3 +70,34 @@ def test_a_release_followed_by_no_flight_is_no_launch():
     assert verdict.disputed
     assert "launch not seen: the meteor was first found in the box, already landed" in verdict.dispute_reasons
     assert verdict.region == label.region == "stegosaurus"
+
+
+FLYING = Path(__file__).resolve().parent / "clips" / "found_flying_ghost_held_9101_568.mp4"
+
+
+def test_a_meteor_flying_while_the_tracker_holds_something_else_is_found_and_judged():
+    """Generated seed 9101's clip_568 (1920×1080, 30 fps): the tracker took something lying far from
+    the launcher for the meteor in the hand and held it while the meteor flew into the T-Rex space: no
+    launch was judged at all. The search for a meteor flying elsewhere finds it one frame after its
+    release, and the launch is judged from there, disputed: its release was not seen."""
+    label = load_label(FLYING.with_suffix(".json"))
+    result = judge_labelled(FLYING, label)
+    found = [item.event for item in result.events if item.event.message.startswith("meteor found flying")]
+    assert len(found) == 1
+    assert label.release.frame < found[0].frame < label.entered_box_frame
+    assert len(result.verdicts) == 1
+    verdict = result.verdicts[0]
+    assert verdict.disputed
+    first_found = "release not seen: the meteor was first found flying"
+    assert any(reason.startswith(first_found) for reason in verdict.dispute_reasons)
+    assert verdict.region == label.region == "trex"
+    assert math.dist(verdict.rest.table_mm, label.rest.table_mm) < 5.0
+
+
+def test_without_the_search_for_a_meteor_flying_elsewhere_that_launch_goes_unjudged():
+    """The same clip with the search switched off: the judge's old failure, which the search mends."""
+    label = load_label(FLYING.with_suffix(".json"))
+    config = pipeline.JudgeConfig(launch_mode=label.launch_mode, flying_search_every=10**9)
+    judge = pipeline.LaunchJudge(label.scene, config=config, fps=label.fps)
+    result = judge_labelled(FLYING, label, judge=judge)
+    assert result.verdicts == []
