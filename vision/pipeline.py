@@ -472,6 +472,12 @@ class LaunchJudge:
                     detection = None
             if detection is None:
                 detection = self._faint_streak(frame_bgr, px, py, gate)
+                if detection is None:
+                    detection = self._flung_meteor_flying(frame_bgr, frame_index)
+                    if detection is not None:
+                        tracker.start(detection.x, detection.y)
+                        started = True
+                        self._note_regained(frame_index)
             elif self._only_part_of(detection) and self._touch(detection) <= HAND_TOUCH:
                 streak = self._faint_streak(frame_bgr, px, py, gate)
                 if streak is not None and _contains(streak, detection):
@@ -693,7 +699,7 @@ class LaunchJudge:
                 self.tracker.start(*found)
                 self._set_state("in_flight", frame_index, events, "meteor found in the box: its launch was not seen")
                 return
-            flying = self._meteor_flying_elsewhere(frame_bgr, frame_index)
+            flying = self._held_thing_flying_elsewhere(frame_bgr, frame_index)
             if flying is not None:
                 # what the tracker holds is not the meteor (a hand, a card, a ghost the background learned):
                 # follow the meteor flying elsewhere as a track first seen in flight
@@ -846,32 +852,27 @@ class LaunchJudge:
         self._in_box_elsewhere = (found[0], found[1], count)
         return found if count >= UNSEEN_LAUNCH_SEARCHES else None
 
-    def _meteor_flying_elsewhere(self, frame_bgr: np.ndarray, frame_index: int) -> Detection | None:
-        """A meteor-sized, meteor-coloured blob flying free of any hand far from the meteor held still: a
-        moving blob of two whole-frame searches in a row (`JudgeConfig.flying_search_every` frames apart)
-        that moved between them as a flight does, the one nearest the meteor's size. That is the meteor
-        the tracker lost to what it holds. None otherwise, and while what is held moves fast or is only
-        predicted (the tracker following a throw)."""
+    def _meteor_flying_elsewhere(
+        self, frame_bgr: np.ndarray, frame_index: int, away_from: tuple[float, float]
+    ) -> Detection | None:
+        """A meteor-sized, meteor-coloured blob flying free of any hand, at least `LAUNCH_DIAMETERS` of the
+        meteor's diameter from `away_from` (full-res px): a moving blob of two whole-frame searches in a
+        row (`JudgeConfig.flying_search_every` frames apart) that moved between them as a flight does,
+        the one nearest the meteor's size. None otherwise, and on frames between searches."""
         cfg = self.config
-        if frame_index % cfg.flying_search_every or not self.tracker.active or len(self._flags) < 4:
-            return None
-        if self._put_down is not None or self._lost_judged:
-            return None  # the meteor was seen flying already: this hold may be its landing or its pick-up
-        if COASTED in self._flags[-3:] or self._moving_fast(4):
-            self._flying_elsewhere = None
+        if frame_index % cfg.flying_search_every:
             return None
         detector = self.detector
         diameter = self._meteor_diameter_px()
-        held_x, held_y = self._px[-2], self._px[-1]
         small = detector.reduce(frame_bgr)
         moving = [
             (cx, cy, area, label)
             for cx, cy, area, frac, label in detector.candidates(small)
-            if frac >= 0.5 and math.hypot(cx - held_x, cy - held_y) >= LAUNCH_DIAMETERS * diameter
+            if frac >= 0.5 and math.hypot(cx - away_from[0], cy - away_from[1]) >= LAUNCH_DIAMETERS * diameter
         ]
         last = self._flying_elsewhere
         self._flying_elsewhere = (frame_index, [(cx, cy) for cx, cy, _area, _label in moving])
-        if last is None or not moving:
+        if last is None or frame_index - last[0] > cfg.flying_search_every or not moving:
             return None
         frames = frame_index - last[0]
         fastest_px = cfg.flying_max_speed_mm_s / self.fps * self._px_per_mm * frames
@@ -888,6 +889,33 @@ class LaunchJudge:
         if detector.touching(detection.x, detection.y, detection.diameter_px, sweep) > HAND_TOUCH:
             return None
         return detection
+
+    def _flying_search_allowed(self) -> bool:
+        """Whether a meteor flying elsewhere is looked for: while one is held and tracked, until the meteor
+        has been seen flying (a hold after a flight may be its landing or its pick-up)."""
+        return (
+            self.state == "in_hand" and self.tracker.active and len(self._flags) >= 4
+            and self._put_down is None and not self._lost_judged
+        )
+
+    def _held_thing_flying_elsewhere(self, frame_bgr: np.ndarray, frame_index: int) -> Detection | None:
+        """A meteor flying elsewhere while what the tracker holds stays still in its sight: the meteor the
+        tracker lost to what it holds (a hand, a card, a ghost). Not while what is held moves fast or
+        is only predicted (the tracker following a throw)."""
+        if not self._flying_search_allowed() or COASTED in self._flags[-3:] or self._moving_fast(4):
+            return None
+        return self._meteor_flying_elsewhere(frame_bgr, frame_index, (self._px[-2], self._px[-1]))
+
+    def _flung_meteor_flying(self, frame_bgr: np.ndarray, frame_index: int) -> Detection | None:
+        """The held meteor, lost by the tracker as it left the hand (it only predicts now), found flying
+        away from its last sighting: the same launch, found again before the tracker gives up."""
+        if not self._flying_search_allowed() or self._flags[-1] != COASTED:
+            return None
+        seen = self._sighting_indices(max(0, len(self._frames) - self.tracker.max_missed - 1))
+        if not seen:
+            return None
+        last = seen[-1]
+        return self._meteor_flying_elsewhere(frame_bgr, frame_index, (self._px[2 * last], self._px[2 * last + 1]))
 
     def _box_window_px(self) -> tuple[float, float, float] | None:
         """(x, y, reach) of the search window (`MeteorDetector.candidates_near`, full-res px) holding the
