@@ -124,7 +124,8 @@ class JudgeConfig:
     flying_search_every: int = 2  # while a meteor is held still, frames between searches for one flying elsewhere
     flying_min_sweep: float = 0.3  # a blob moving at least this many meteor diameters per frame is flying ...
     flying_max_speed_mm_s: float = 10000.0  # ... and no faster than this, ...
-    flying_min_size: float = 0.5  # ... and at least this share of the meteor's diameter across
+    flying_min_size: float = 0.5  # ... and at least this share of the meteor's diameter across, ...
+    flying_min_moving: float = 0.5  # ... with at least this share of its pixels changed from the background
     release_height_sigma_mm: float = 60.0  # one sigma of the release height
     exposure_half_frames: float = 0.35  # a sighting is the middle of the exposure: this far into its frame
     max_track_frames: int = 1800
@@ -412,7 +413,6 @@ class LaunchJudge:
         self._box: list[float] | None = None  # x min, x max, y min, y max of the track
         self._analysis = None
         self._launch_unsafe = self._unsafe_reason
-        self._launch_start: int | None = None
         self._still_count = 0
         self._unseen = 0
         self._flight_unseen = False  # the meteor was found lying in the box, its launch missed
@@ -680,7 +680,6 @@ class LaunchJudge:
         rest_frames = max(3, int(round(cfg.rest_seconds * self.fps)))
         if self.state == "waiting":
             if detection is not None and self.tracker.hits >= 3:
-                self._launch_start = self._frames[0] if self._frames else frame_index
                 self._refresh_box(frame_bgr, frame_index, events)
                 self._hand.begin(self.detector.frozen_full_background())
                 self._set_state("in_hand", frame_index, events, "meteor in hand")
@@ -708,7 +707,6 @@ class LaunchJudge:
                 self.tracker.start(flying.x, flying.y)
                 self._record(frame_index, flying.x, flying.y, flying.diameter_px, SEEN)
                 self._track_size = flying.diameter_px * flying.elongation
-                self._launch_start = frame_index
                 self._found_flying = frame_index
                 self._set_state("in_flight", frame_index, events, "meteor found flying: its release was not seen")
                 return
@@ -868,7 +866,8 @@ class LaunchJudge:
         moving = [
             (cx, cy, area, label)
             for cx, cy, area, frac, label in detector.candidates(small)
-            if frac >= 0.5 and math.hypot(cx - away_from[0], cy - away_from[1]) >= LAUNCH_DIAMETERS * diameter
+            if frac >= cfg.flying_min_moving
+            and math.hypot(cx - away_from[0], cy - away_from[1]) >= LAUNCH_DIAMETERS * diameter
         ]
         last = self._flying_elsewhere
         self._flying_elsewhere = (frame_index, [(cx, cy) for cx, cy, _area, _label in moving])
@@ -1089,7 +1088,6 @@ class LaunchJudge:
             self._put_down = (self._frames[:drop], self._px[: 2 * drop], self._diam[:drop], self._flags[:drop],
                               self._shadow_px[: 2 * drop])
         self._keep_last(hold_frames)
-        self._launch_start = self._frames[0]
         self._released_at = None
         self._hand.restart()
         self._set_state("in_hand", frame_index, events, why)
@@ -1147,7 +1145,6 @@ class LaunchJudge:
             frames, px, diam, flags, shadow)
         xs, ys = self._px[0::2], self._px[1::2]
         self._box = [min(xs), max(xs), min(ys), max(ys)]
-        self._launch_start = self._frames[0]
         self._put_down = None
 
     def _warn_if_lost_moving(self, frame_index: int, events: list[JudgeEvent]) -> None:

@@ -44,7 +44,6 @@ def _track(judge, points, flags, first_frame: int = 100) -> None:
     judge._shadow_px = [np.nan] * (2 * len(points))
     xs, ys = judge._px[0::2], judge._px[1::2]
     judge._box = [min(xs), max(xs), min(ys), max(ys)]
-    judge._launch_start = first_frame
 
 
 @pytest.fixture
