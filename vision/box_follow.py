@@ -129,6 +129,22 @@ class BoxFollower:
         self.moves += 1
         return True
 
+    def moved_since(self, image_bgr: np.ndarray, then_warp: np.ndarray) -> np.ndarray:
+        """`image_bgr` (full resolution, seen when this follower's warp was `then_warp`) with its box region
+        moved to where the box is now; the image itself when the box has not moved since."""
+        if self._roi is None or np.array_equal(then_warp, self.warp):
+            return image_bgr
+        x0, y0, x1, y1 = (v * self.scale for v in self._roi)
+        # now(x) = reference(W·x) and then(x) = reference(W₀·x), so now(x) = then(W₀⁻¹·W·x)
+        then_to_reference = np.vstack([_full_resolution(then_warp, self.scale), [0.0, 0.0, 1.0]])
+        now_to_reference = np.vstack([_full_resolution(self.warp, self.scale), [0.0, 0.0, 1.0]])
+        step = (np.linalg.inv(then_to_reference) @ now_to_reference)[:2].astype(np.float32)
+        moved = image_bgr.copy()
+        moved[y0:y1, x0:x1] = cv2.warpAffine(image_bgr[y0:y1, x0:x1], step, (x1 - x0, y1 - y0),
+                                             flags=cv2.INTER_LINEAR + cv2.WARP_INVERSE_MAP,
+                                             borderMode=cv2.BORDER_REPLICATE)
+        return moved
+
     def _plausible(self, warp: np.ndarray, width: int, height: int) -> bool:
         """A small rigid motion from where the box was placed: no larger than a bump."""
         turn_deg = float(np.degrees(np.arctan2(warp[1, 0], warp[0, 0])))

@@ -27,6 +27,7 @@ from calibration.rig import Rig
 from vision import unjudged
 from vision.analysis import judge_launch
 from vision.box_follow import BoxFollower
+from vision.box_rest import BoxRestSettings, FloorBlob, new_blobs_on_floor
 from vision.detector import Detection, MeteorDetector
 from vision.hand import HandWatch, hand_reach_box
 from vision.landing import herd_line_in_use, herd_line_signed, outline_signed_mm
@@ -130,6 +131,8 @@ class JudgeConfig:
     exposure_half_frames: float = 0.35  # a sighting is the middle of the exposure: this far into its frame
     max_track_frames: int = 1800
     follow_box: bool = True  # move the background's picture of the box with a bumped or tapped box
+    # a meteor lost in flight is also looked for lying in the box, as a change from the box before the launch
+    box_rest: BoxRestSettings = field(default_factory=BoxRestSettings)
 
 
 @dataclass
@@ -212,6 +215,8 @@ class LaunchJudge:
         self._lost_launch: tuple[int, str] | None = None  # (frame, where) a meteor moving as a launch was lost
         self._box_follower: BoxFollower | None = None
         self._latest_bgr: np.ndarray | None = None  # the frame being judged (the box is found again at a rest)
+        # the picture as the launch in progress began, the box follower then and its warp (see `_box_before_launch`)
+        self._before_launch: tuple[np.ndarray, BoxFollower | None, np.ndarray | None] | None = None
 
     # ------------------------------------------------------------------ public API
 
@@ -236,7 +241,10 @@ class LaunchJudge:
     def finish(self) -> list[JudgeEvent]:
         """End of stream: decide a launch still in progress (the meteor lost, or never still long enough)."""
         events: list[JudgeEvent] = []
-        if self.state == "in_flight" and (self._launch_moved() or self._flight_unseen):
+        early_rest_frames = max(EARLY_REST_MIN_FRAMES, int(round(self.config.early_rest_seconds * self.fps)))
+        if self.state == "in_flight" and len(self._lying_unseen) >= early_rest_frames:
+            self._judge_lying_unseen(self._last_frame, events, final=True)
+        elif self.state == "in_flight" and (self._launch_moved() or self._flight_unseen):
             lost = not self.tracker.active or self.tracker.missed > 0
             self._decide(self._last_frame, events, lost=lost, final=True)
         elif self.state == "in_hand" and not self.tracker.active and (
@@ -423,6 +431,7 @@ class LaunchJudge:
         # the last search for a meteor flying elsewhere: (frame, [(x, y) of each moving blob])
         self._flying_elsewhere: tuple[int, list[tuple[float, float]]] | None = None
         self._found_flying: int | None = None  # the frame this track started from a meteor found flying
+        self._lying_unseen: list[tuple[int, FloorBlob]] = []  # lost in flight: a blob lying still in the box since
         self._hand.reset()
         self._shadow.reset()
         # where a hand the touch ring did not see holds the meteor (see `_hand_seen_nearby`)
@@ -681,7 +690,11 @@ class LaunchJudge:
         if self.state == "waiting":
             if detection is not None and self.tracker.hits >= 3:
                 self._refresh_box(frame_bgr, frame_index, events)
-                self._hand.begin(self.detector.frozen_full_background())
+                before = self.detector.frozen_full_background()
+                self._hand.begin(before)
+                follower = self._box_follower
+                self._before_launch = None if before is None else (
+                    before, follower, None if follower is None else follower.warp.copy())
                 self._set_state("in_hand", frame_index, events, "meteor in hand")
             elif not self.tracker.active and self._frames:
                 self._reset_track()
@@ -779,7 +792,12 @@ class LaunchJudge:
                     # picture for a while before the launch is judged lost
                     self._regain_deadline = frame_index + max(1, round(cfg.regain_seconds * self.fps))
                     self.tracker.reset()
-                if frame_index >= self._regain_deadline:
+                if self._lying_in_box_unseen(frame_bgr, frame_index) and len(self._lying_unseen) >= rest_frames:
+                    self._judge_lying_unseen(frame_index, events)
+                    return
+                # a blob lying still in the box is given a rest's time past the search's end to prove itself
+                waited = frame_index - self._regain_deadline
+                if waited >= 0 and (not self._lying_unseen or waited >= rest_frames):
                     self._decide(frame_index, events, lost=True)
                 return
             if detection is not None and self._flags[-1] != HAND and self._rest_decided(rest_frames):
@@ -849,6 +867,59 @@ class LaunchJudge:
         count = last[2] + 1 if same else 1
         self._in_box_elsewhere = (found[0], found[1], count)
         return found if count >= UNSEEN_LAUNCH_SEARCHES else None
+
+    def _lying_in_box_unseen(self, frame_bgr: np.ndarray, frame_index: int) -> bool:
+        """Follow a meteor-sized blob lying still on the box floor, changed from the box before the launch
+        (`vision/box_rest.py`), while the meteor is lost in flight: `_lying_unseen` holds its sightings on
+        consecutive frames at one place, free of any hand. Returns whether it was seen on this frame."""
+        before = self._box_before_launch()
+        if before is None:
+            self._lying_unseen = []
+            return False
+        pose, camera = self.calibration.box_pose, self.calibration.camera
+        corners = pose.box_to_table(np.asarray(self.rig.box.outline_mm, dtype=np.float64))
+        floor_mm = self.rig.box.floor_height_mm + self.rig.meteor.diameter_mm / 2
+        floor_px = camera.project(np.column_stack([corners, np.full(len(corners), floor_mm)]))
+        centre = np.array([[*pose.box_to_table(np.zeros((1, 2)))[0], floor_mm]])
+        diameter = float(camera.apparent_diameter_px(centre, self.rig.meteor.diameter_mm)[0])
+        detector = self.detector
+        blobs = [blob for blob in new_blobs_on_floor(frame_bgr, before, floor_px, diameter, self.config.box_rest)
+                 if detector.hand_nearby(frame_bgr, blob.x, blob.y, diameter) <= HAND_NEARBY]
+        lying = self._lying_unseen
+        if lying and lying[-1][0] == frame_index - 1:
+            first = lying[0][1]
+            same = [blob for blob in blobs if math.hypot(blob.x - first.x, blob.y - first.y) <= 0.25 * diameter]
+            if same:
+                lying.append((frame_index, same[0]))
+                return True
+        if not blobs:
+            self._lying_unseen = []
+            return False
+        # a new blob: the one nearest where the meteor was last seen
+        seen = self._sighting_indices() or [len(self._frames) - 1]
+        last_x, last_y = self._px[2 * seen[-1]], self._px[2 * seen[-1] + 1]
+        nearest = min(blobs, key=lambda blob: math.hypot(blob.x - last_x, blob.y - last_y))
+        self._lying_unseen = [(frame_index, nearest)]
+        return True
+
+    def _box_before_launch(self) -> np.ndarray | None:
+        """The picture as the launch in progress began, its box moved to where the box is now; None when
+        there is none, or the box was placed anew since (calibrated again)."""
+        if self._before_launch is None or self.calibration is None:
+            return None
+        image, follower, warp = self._before_launch
+        if follower is not self._box_follower:
+            return None
+        return image if follower is None else follower.moved_since(image, warp)
+
+    def _judge_lying_unseen(self, frame_index: int, events: list[JudgeEvent], final: bool = False) -> None:
+        """Judge the launch lost in flight by the blob found lying still in the box (`_lying_in_box_unseen`)."""
+        found_at = self._lying_unseen[0][0]
+        self._note_regained(found_at)
+        for frame, blob in self._lying_unseen:
+            self._record(frame, blob.x, blob.y, blob.diameter_px, SEEN)
+        doubt = f"meteor lost in flight and found lying in the box at frame {found_at}: how it got there was not seen"
+        self._decide(frame_index, events, lost=False, final=final, doubt=doubt)
 
     def _meteor_flying_elsewhere(
         self, frame_bgr: np.ndarray, frame_index: int, away_from: tuple[float, float]

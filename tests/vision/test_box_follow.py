@@ -65,6 +65,27 @@ def test_a_bumped_box_is_followed_and_the_background_shows_it_where_it_now_stand
     assert followed < 0.25 * _changed_share(frame, unfollowed, where)
 
 
+def test_a_picture_from_before_the_bump_is_moved_to_where_the_box_now_stands():
+    """`moved_since`: the first frame, taken before clip_014's bump, moved by the follower's warp since
+    then, matches the frame after the bump over the box far better than the first frame as it was."""
+    label = load_label(SAMPLES / "clip_014.json")
+    stopped = label.box_track[-1].frame + 3
+    follower, _, frame, label = _follow_clip("clip_014", stopped)
+    first = next(f for _, f in read_frames(SAMPLES / "clip_014.mp4"))
+    mask = np.zeros(frame.shape[:2], np.uint8)
+    cv2.fillConvexPoly(mask, np.int32(np.round(box_silhouette_px(label.scene, label.box_pose_at(stopped),
+                                                                 label.camera))), 255)
+
+    def changed_share(picture: np.ndarray) -> float:
+        changed = cv2.absdiff(frame, picture.astype(np.uint8)).max(axis=2) > 30
+        return float(np.count_nonzero(changed & (mask > 0))) / np.count_nonzero(mask)
+
+    moved = follower.moved_since(first, np.eye(2, 3, dtype=np.float32))
+    assert changed_share(first) > 0.05
+    assert changed_share(moved) < 0.25 * changed_share(first)
+    assert follower.moved_since(first, follower.warp) is first  # no motion since: the picture itself
+
+
 @pytest.mark.parametrize("name", ["clip_000", "clip_003"])
 def test_a_box_that_stands_still_is_never_moved_whatever_passes_over_it(name: str):
     label = load_label(SAMPLES / f"{name}.json")

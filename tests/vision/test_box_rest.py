@@ -1,0 +1,112 @@
+"""A meteor lost in flight is found lying in the box as a change from the box before the launch.
+
+Real decoded frames of two generated launches (`tests/vision/clips/`) whose meteors the colour
+detector loses in flight: a near-black one (seed 9101 clip_320, 1280×720) and a white one at
+640×480 (seed 9101 clip_124). Their labels say where each comes to rest.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import cv2
+import numpy as np
+import pytest
+from launch_inputs import judge_labelled
+
+import vision.pipeline as pipeline
+from calibration.truth import load_label
+from vision.box_rest import BoxRestSettings, new_blobs_on_floor
+from vision.video import read_frames
+
+CLIPS = Path(__file__).resolve().parent / "clips"
+DARK = CLIPS / "found_lying_dark_9101_320.mp4"
+WHITE = CLIPS / "found_lying_white_9101_124.mp4"
+
+
+def _scene_at_rest(video: Path):
+    """The clip's first frame, its frame 3 after the labelled rest, the box floor's polygon (px), the
+    meteor's apparent diameter there (px) and where the label puts the meteor (px)."""
+    label = load_label(video.with_suffix(".json"))
+    frames = dict(read_frames(video))
+    camera, box = label.camera, label.scene.box
+    floor_mm = box.floor_height_mm + label.scene.meteor.diameter_mm / 2
+    corners = label.box_pose_at(label.rest.frame).box_to_table(np.asarray(box.outline_mm, dtype=np.float64))
+    floor_px = camera.project(np.column_stack([corners, np.full(len(corners), floor_mm)]))
+    rest = np.array([[*label.rest.table_mm, floor_mm]])
+    diameter_px = float(camera.apparent_diameter_px(rest, label.scene.meteor.diameter_mm)[0])
+    return frames[0], frames[label.rest.frame + 3], floor_px, diameter_px, camera.project(rest)[0]
+
+
+@pytest.mark.parametrize("video", [DARK, WHITE], ids=["near-black", "white at 640x480"])
+def test_a_meteor_lying_in_the_box_is_the_one_new_blob_on_its_floor(video: Path):
+    before, now, floor_px, diameter_px, rest_px = _scene_at_rest(video)
+    blobs = new_blobs_on_floor(now, before, floor_px, diameter_px, BoxRestSettings())
+    assert len(blobs) == 1
+    assert np.hypot(blobs[0].x - rest_px[0], blobs[0].y - rest_px[1]) < 0.2 * diameter_px
+    assert new_blobs_on_floor(before, before, floor_px, diameter_px, BoxRestSettings()) == []
+
+
+@pytest.mark.parametrize("video", [DARK, WHITE], ids=["near-black", "white at 640x480"])
+def test_a_meteor_gone_from_where_the_picture_before_caught_it_is_no_new_blob(video: Path):
+    """The picture before shows the meteor lying in the box, the frame now shows the floor there: the
+    change is a hole, not a meteor."""
+    empty, at_rest, floor_px, diameter_px, _ = _scene_at_rest(video)
+    assert new_blobs_on_floor(empty, at_rest, floor_px, diameter_px, BoxRestSettings()) == []
+
+
+def test_a_pattern_in_the_box_nudged_a_few_pixels_is_no_new_blob():
+    """A meteor-sized black-and-white pattern (a marker's corner on the rim) that moves 3 px with a nudged
+    box changes as a compact blob: without the shift test it passes for a meteor; with it, it does not."""
+    before, _, floor_px, diameter_px, rest_px = _scene_at_rest(DARK)
+    cells = np.kron(np.array([[0, 1, 0], [1, 0, 1], [0, 1, 1]], np.uint8) * 255, np.ones((5, 5), np.uint8))
+    pattern = cv2.cvtColor(cells, cv2.COLOR_GRAY2BGR)
+    x, y = int(rest_px[0]) - 7, int(rest_px[1]) - 7
+    drawn, nudged = before.copy(), before.copy()
+    drawn[y : y + 15, x : x + 15] = pattern
+    nudged[y + 2 : y + 17, x + 3 : x + 18] = pattern
+    no_shift_test = BoxRestSettings(min_unexplained=0.0)
+    assert len(new_blobs_on_floor(nudged, drawn, floor_px, diameter_px, no_shift_test)) == 1
+    assert new_blobs_on_floor(nudged, drawn, floor_px, diameter_px, BoxRestSettings()) == []
+
+
+def test_a_shadow_on_the_patterned_floor_is_no_new_blob_but_a_dark_disc_is():
+    """The box floor darkened to 60 % over a meteor-sized disc, its pattern kept, is a shadow; the same
+    disc painted one dark grey is a thing lying there."""
+    before, _, floor_px, diameter_px, rest_px = _scene_at_rest(DARK)
+    disc = np.zeros(before.shape[:2], np.uint8)
+    centre = (int(rest_px[0]), int(rest_px[1]))
+    cv2.circle(disc, centre, int(diameter_px / 2), 255, -1)
+    shaded = before.copy()
+    shaded[disc > 0] = (0.6 * before[disc > 0]).astype(np.uint8)
+    settings = BoxRestSettings()
+    assert new_blobs_on_floor(shaded, before, floor_px, diameter_px, settings) == []
+    no_shadow_test = replace(settings, shadow_min_correlation=2.0)
+    assert len(new_blobs_on_floor(shaded, before, floor_px, diameter_px, no_shadow_test)) == 1
+    painted = before.copy()
+    painted[disc > 0] = 40
+    assert len(new_blobs_on_floor(painted, before, floor_px, diameter_px, settings)) == 1
+
+
+@pytest.mark.parametrize("video", [DARK, WHITE], ids=["near-black", "white at 640x480"])
+def test_a_launch_lost_in_flight_is_judged_where_the_meteor_lies(video: Path):
+    """The colour tracker loses the meteor in flight; it is found lying in the box and the launch is
+    judged there, in the label's space, disputed for the flight it did not see."""
+    label = load_label(video.with_suffix(".json"))
+    result = judge_labelled(video, label)
+    assert len(result.verdicts) == 1
+    verdict = result.verdicts[0]
+    assert verdict.region == label.region
+    assert verdict.disputed
+    assert any("found lying in the box" in reason for reason in verdict.dispute_reasons)
+
+
+@pytest.mark.parametrize("video", [DARK, WHITE], ids=["near-black", "white at 640x480"])
+def test_without_the_box_search_the_same_launch_is_lost_and_called_outside(video: Path):
+    label = load_label(video.with_suffix(".json"))
+    blind = BoxRestSettings(change_level=256.0)  # no pixel ever changes that much
+    config = pipeline.JudgeConfig(launch_mode=label.launch_mode, box_rest=blind)
+    result = judge_labelled(video, label, judge=pipeline.LaunchJudge(label.scene, config=config, fps=label.fps))
+    assert [verdict.region for verdict in result.verdicts] == ["outside"]
+    assert "meteor lost from view inside the picture" in result.verdicts[0].dispute_reasons
