@@ -34,8 +34,11 @@ from calibration.rig import Point2, Rig
 
 SCHEMA = "meteors-calibration/1"
 
-#: a marker whose measured size is off by more than this fraction was printed at the wrong scale
+#: a marker whose measured size is off by more than this fraction was printed at the wrong scale ...
 SCALE_TOLERANCE = 0.06
+#: ... plus this many pixels of its side: a small blurred marker's corners are found up to half a pixel
+#: inside its edges (9 px box markers read 6–11 % small on generated 1280×720 clips)
+SCALE_SLACK_PX = 1.0
 #: reprojection error (median, px) above which the rig and the frame disagree
 MAX_MEDIAN_REPROJECTION_PX = 3.0
 #: the radial term k1 is kept when it cuts the squared residuals to below this fraction
@@ -224,7 +227,7 @@ def calibrate_frame(
         )
     quality = quality.model_copy(update={"markers_rejected": sorted(rejected), "focal_sd_pct": solution.focal_sd_pct})
     if box_pose is not None:
-        _check_scale(quality, rig)
+        _check_scale(quality, rig, found)
     if quality.reprojection_median_px > MAX_MEDIAN_REPROJECTION_PX:
         worst = sorted(quality.reprojection_px.items(), key=lambda kv: -kv[1])[:3]
         raise CalibrationError(
@@ -246,7 +249,7 @@ def calibrate_frame(
             quality = problem.quality(camera, None, True, False).model_copy(
                 update={"markers_rejected": sorted(rejected)})
         quality = quality.model_copy(update={"box_outline": outline})
-        _check_scale(quality, rig)  # after the outline chose the focal length: the scale depends on it
+        _check_scale(quality, rig, found)  # after the outline chose the focal length: the scale depends on it
 
     calibration = Calibration(
         camera=camera,
@@ -402,14 +405,16 @@ def _with_herd_line(
     return calibration
 
 
-def _check_scale(quality: CalibrationQuality, rig: Rig) -> None:
-    """A sheet printed at the wrong scale makes a whole group of markers (table or box) look too big or small."""
+def _check_scale(quality: CalibrationQuality, rig: Rig, found: dict[int, np.ndarray]) -> None:
+    """A sheet printed at the wrong scale makes a whole group of markers (table or box) look too big or
+    small: by more than `SCALE_TOLERANCE`, and more than `SCALE_SLACK_PX` of their sides in the picture."""
     for group, markers in (("table", rig.table_markers), ("box", rig.box.markers)):
         ratios = {m.id: quality.scale_ratio[m.id] for m in markers if m.id in quality.scale_ratio}
         if not ratios:
             continue
         ratio = float(np.median(list(ratios.values())))
-        if abs(ratio - 1.0) > SCALE_TOLERANCE:
+        side_px = float(np.median([_side_length(np.asarray(found[i], dtype=np.float64)) for i in ratios]))
+        if abs(ratio - 1.0) > SCALE_TOLERANCE + SCALE_SLACK_PX / max(side_px, 1.0):
             sizes = {m.id: m.size_mm for m in markers}
             described = ", ".join(
                 f"id {i} looks {sizes[i] * r:.1f} mm wide, the rig says {sizes[i]:g} mm"

@@ -8,7 +8,7 @@ from calib_synthetic import herd_cards, look_at_camera, render, standard_scene
 
 from calibration.geometry import BoxPose
 from calibration.lens import LensCalibration
-from calibration.solve import Calibration, CalibrationError, calibrate_frame
+from calibration.solve import Calibration, CalibrationError, CalibrationQuality, _check_scale, calibrate_frame
 
 CASES = {
     # name: (camera, box pose)
@@ -141,6 +141,32 @@ def test_sheet_printed_at_the_wrong_scale_is_caught(rig):
                            cards_mm=herd_cards())
     with pytest.raises(CalibrationError, match="printed at the wrong scale"):
         calibrate_frame(render(scene), rig)
+
+
+def _quality_with_box_scale(rig, ratio: float):
+    ids = [m.id for m in rig.table_markers + rig.box.markers]
+    scales = {i: 1.0 for i in ids} | {m.id: ratio for m in rig.box.markers}
+    return CalibrationQuality(reprojection_px={i: 0.3 for i in ids}, reprojection_median_px=0.3,
+                              reprojection_max_px=0.5, table_error_mm={}, table_error_median_mm=0.5,
+                              scale_ratio=scales, focal_estimated=True)
+
+
+def _squares_px(rig, side_px: float) -> dict[int, np.ndarray]:
+    square = np.array([[0, 0], [side_px, 0], [side_px, side_px], [0, side_px]], float)
+    return {m.id: square + 100.0 * m.id for m in rig.table_markers + rig.box.markers}
+
+
+@pytest.mark.parametrize("side_px, ratio, caught", [(9.0, 0.91, False), (9.0, 0.80, True), (40.0, 0.91, True),
+                                                     (40.0, 0.95, False)])
+def test_the_scale_check_allows_a_pixel_of_a_small_markers_side(rig, side_px, ratio, caught):
+    """Box markers 9 px across read 9 % small from blur alone (a pixel of their side): not a misprint. The
+    same 9 % on 40 px markers is one, and so is 20 % on 9 px ones."""
+    quality = _quality_with_box_scale(rig, ratio)
+    if caught:
+        with pytest.raises(CalibrationError, match="printed at the wrong scale"):
+            _check_scale(quality, rig, _squares_px(rig, side_px))
+    else:
+        _check_scale(quality, rig, _squares_px(rig, side_px))
 
 
 def test_missing_markers_are_listed_when_enough_remain(rig):
