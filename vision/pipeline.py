@@ -242,7 +242,9 @@ class LaunchJudge:
         """End of stream: decide a launch still in progress (the meteor lost, or never still long enough)."""
         events: list[JudgeEvent] = []
         early_rest_frames = max(EARLY_REST_MIN_FRAMES, int(round(self.config.early_rest_seconds * self.fps)))
-        if self.state == "in_flight" and len(self._lying_unseen) >= early_rest_frames:
+        lying = self._lying_unseen  # a blob lying still in the box up to the last frame
+        if self.state in ("in_hand", "in_flight") and len(lying) >= early_rest_frames and \
+                lying[-1][0] == self._last_frame:
             self._judge_lying_unseen(self._last_frame, events, final=True)
         elif self.state == "in_flight" and (self._launch_moved() or self._flight_unseen):
             lost = not self.tracker.active or self.tracker.missed > 0
@@ -733,6 +735,9 @@ class LaunchJudge:
                 thrown = self._thrown_from_hold()
                 vanished = self._vanished_leaving_hold()
                 if thrown or vanished or self._thrown_from_hold(predicted=True):
+                    if self._lying_in_box_unseen(frame_bgr, frame_index) and len(self._lying_unseen) >= rest_frames:
+                        self._judge_lying_unseen(frame_index, events)
+                        return
                     if frame_index - self._frames[-1] <= cfg.flung_wait_seconds * self.fps:
                         return
                     if thrown or vanished or self._flung_away():
@@ -795,9 +800,10 @@ class LaunchJudge:
                 if self._lying_in_box_unseen(frame_bgr, frame_index) and len(self._lying_unseen) >= rest_frames:
                     self._judge_lying_unseen(frame_index, events)
                     return
-                # a blob lying still in the box is given a rest's time past the search's end to prove itself
+                # while a meteor-sized blob is new in the box (still, or still moving there), it is given up
+                # to `flung_wait_seconds` past the search's end to come to rest
                 waited = frame_index - self._regain_deadline
-                if waited >= 0 and (not self._lying_unseen or waited >= rest_frames):
+                if waited >= 0 and (not self._lying_unseen or waited >= cfg.flung_wait_seconds * self.fps):
                     self._decide(frame_index, events, lost=True)
                 return
             if detection is not None and self._flags[-1] != HAND and self._rest_decided(rest_frames):

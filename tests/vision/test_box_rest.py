@@ -110,3 +110,20 @@ def test_without_the_box_search_the_same_launch_is_lost_and_called_outside(video
     result = judge_labelled(video, label, judge=pipeline.LaunchJudge(label.scene, config=config, fps=label.fps))
     assert [verdict.region for verdict in result.verdicts] == ["outside"]
     assert "meteor lost from view inside the picture" in result.verdicts[0].dispute_reasons
+
+
+FLUNG = CLIPS / "flung_found_lying_9101_232.mp4"
+
+
+def test_a_meteor_flung_out_of_the_trackers_reach_is_found_lying_in_the_box():
+    """Seed 9101 clip_232 (1280×720, 30 fps, a near-black meteor, a bumped box): the tracker loses the
+    meteor as it leaves the hand and waits for it where it lands. Found lying in the box, the launch is
+    judged there, in the label's space, disputed; with the search blinded no launch is judged at all."""
+    label = load_label(FLUNG.with_suffix(".json"))
+    result = judge_labelled(FLUNG, label)
+    assert [verdict.region for verdict in result.verdicts] == [label.region] == ["trex"]
+    assert any("found lying in the box" in reason for reason in result.verdicts[0].dispute_reasons)
+    blind = BoxRestSettings(change_level=256.0)
+    config = pipeline.JudgeConfig(launch_mode=label.launch_mode, box_rest=blind)
+    blinded = pipeline.LaunchJudge(label.scene, config=config, fps=label.fps)
+    assert judge_labelled(FLUNG, label, judge=blinded).verdicts == []
