@@ -791,15 +791,16 @@ class LaunchJudge:
             if self._unseen >= max(2, round(cfg.gone_out_of_view_seconds * self.fps)) and self._slid_out_of_view():
                 self._decide(frame_index, events, lost=True)
                 return
+            unseen = self._unseen > 0 or not self.tracker.active
+            if unseen and self._lying_in_box_unseen(frame_bgr, frame_index) and len(self._lying_unseen) >= rest_frames:
+                self._judge_lying_unseen(frame_index, events)
+                return
             if self._unseen > unseen_limit or not self.tracker.active:
                 if self._regain_deadline is None:
                     # the tracker may have followed something else: look for the meteor over the whole
                     # picture for a while before the launch is judged lost
                     self._regain_deadline = frame_index + max(1, round(cfg.regain_seconds * self.fps))
                     self.tracker.reset()
-                if self._lying_in_box_unseen(frame_bgr, frame_index) and len(self._lying_unseen) >= rest_frames:
-                    self._judge_lying_unseen(frame_index, events)
-                    return
                 # while a meteor-sized blob is new in the box (still, or still moving there), it is given up
                 # to `flung_wait_seconds` past the search's end to come to rest
                 waited = frame_index - self._regain_deadline
@@ -908,6 +909,12 @@ class LaunchJudge:
         self._lying_unseen = [(frame_index, nearest)]
         return True
 
+    def _drop_from(self, frame_index: int) -> None:
+        """Forget the track's entries from `frame_index` on."""
+        keep = bisect.bisect_left(self._frames, frame_index)
+        del self._frames[keep:], self._diam[keep:], self._flags[keep:]
+        del self._px[2 * keep :], self._shadow_px[2 * keep :]
+
     def _box_before_launch(self) -> np.ndarray | None:
         """The picture as the launch in progress began, its box moved to where the box is now; None when
         there is none, or the box was placed anew since (calibrated again)."""
@@ -921,6 +928,7 @@ class LaunchJudge:
     def _judge_lying_unseen(self, frame_index: int, events: list[JudgeEvent], final: bool = False) -> None:
         """Judge the launch lost in flight by the blob found lying still in the box (`_lying_in_box_unseen`)."""
         found_at = self._lying_unseen[0][0]
+        self._drop_from(found_at)  # the tracker's predictions while it coasted, on the frames the blob lay
         self._note_regained(found_at)
         for frame, blob in self._lying_unseen:
             self._record(frame, blob.x, blob.y, blob.diameter_px, SEEN)

@@ -127,3 +127,19 @@ def test_a_meteor_flung_out_of_the_trackers_reach_is_found_lying_in_the_box():
     config = pipeline.JudgeConfig(launch_mode=label.launch_mode, box_rest=blind)
     blinded = pipeline.LaunchJudge(label.scene, config=config, fps=label.fps)
     assert judge_labelled(FLUNG, label, judge=blinded).verdicts == []
+
+
+def test_a_meteor_found_lying_while_the_tracker_coasts_keeps_one_sighting_a_frame():
+    """The white meteor is found lying while the tracker still coasts on its predictions: those
+    predictions give way to the blob's sightings, and the judged track has one entry per frame."""
+    label = load_label(WHITE.with_suffix(".json"))
+    judge = pipeline.LaunchJudge(label.scene, config=pipeline.JudgeConfig(launch_mode=label.launch_mode),
+                                 fps=label.fps)
+    tracks = []
+    for index, frame in read_frames(WHITE):
+        if any(event.kind == "verdict" for event in judge.process(frame, index)):
+            tracks.append(judge.current_track())
+    assert len(tracks) == 1
+    frames = tracks[0].frames
+    assert len(frames) > 10 and np.all(np.diff(frames) > 0)
+    assert tracks[0].flags[-1] == 0  # the last entry is the blob seen lying, not a prediction
