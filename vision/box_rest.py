@@ -59,7 +59,8 @@ def new_blobs_on_floor(
         return []
     now = frame_bgr[y0:y1, x0:x1].astype(np.float32)
     then = np.asarray(before_bgr[y0:y1, x0:x1], dtype=np.float32)
-    changed = (cv2.absdiff(now, then).max(axis=2) > settings.change_level).astype(np.uint8)
+    change = cv2.absdiff(now, then).max(axis=2)  # each pixel's largest channel change
+    changed = (change > settings.change_level).astype(np.uint8)
     # outer outlines only: a meteor like the floor in places changes as a ring, whose hole is filled
     contours, _ = cv2.findContours(changed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     floor = floor_px.astype(np.float32).reshape(-1, 1, 2)
@@ -81,27 +82,27 @@ def new_blobs_on_floor(
             continue
         mask = np.zeros((h, w), np.uint8)
         cv2.drawContours(mask, [contour - [left, top]], -1, 1, thickness=-1)
-        if _explained_by_shift(now, then, (left, top, w, h), mask, shift_px, settings):
+        if _explained_by_shift(now, then, changed, (left, top, w, h), mask, shift_px, settings):
             continue
         if _a_shadow(now[top : top + h, left : left + w], then[top : top + h, left : left + w], mask, settings):
             continue
         if _a_hole(now, then, (left, top, w, h), mask, settings):
             continue
-        cx, cy = _disc_centre(now, then, (left, top, w, h), diameter_px)
+        cx, cy = _disc_centre(change, (left, top, w, h), diameter_px)
         blobs.append(FloorBlob(cx + x0, cy + y0, size))
     return sorted(blobs, key=lambda blob: -blob.diameter_px)
 
 
-def _disc_centre(now: np.ndarray, then: np.ndarray, rect: tuple[int, int, int, int], diameter_px: float
-                 ) -> tuple[float, float]:
-    """Where a disc of the meteor's diameter covers the most change, within the blob's bounding box: the
-    meteor, whose change is strong, rather than its shadow joined to it, whose change is weak."""
+def _disc_centre(change: np.ndarray, rect: tuple[int, int, int, int], diameter_px: float) -> tuple[float, float]:
+    """Where a disc of the meteor's diameter covers the most change (`change`: each pixel's largest channel
+    change), within the blob's bounding box: the meteor, whose change is strong, rather than its shadow
+    joined to it, whose change is weak."""
     left, top, w, h = rect
-    height, width = now.shape[:2]
+    height, width = change.shape[:2]
     margin = int(np.ceil(diameter_px / 2))
     x0, y0 = max(0, left - margin), max(0, top - margin)
     x1, y1 = min(width, left + w + margin), min(height, top + h + margin)
-    change = cv2.absdiff(now[y0:y1, x0:x1], then[y0:y1, x0:x1]).max(axis=2)
+    change = change[y0:y1, x0:x1]
     size = 2 * int(diameter_px / 2) + 1
     disc = cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (size, size)).astype(np.float32)
     covered = cv2.filter2D(change, -1, disc / disc.sum(), borderType=cv2.BORDER_CONSTANT)
@@ -150,11 +151,12 @@ def _a_hole(now: np.ndarray, then: np.ndarray, rect: tuple[int, int, int, int], 
 
 
 def _explained_by_shift(
-    now: np.ndarray, then: np.ndarray, rect: tuple[int, int, int, int], mask: np.ndarray, shift_px: int,
-    settings: BoxRestSettings,
+    now: np.ndarray, then: np.ndarray, changed: np.ndarray, rect: tuple[int, int, int, int], mask: np.ndarray,
+    shift_px: int, settings: BoxRestSettings,
 ) -> bool:
     """Whether the picture before, shifted by up to `shift_px` (the best match of the blob's patch), leaves
-    less than `min_unexplained` of the blob's change: the edge of something nudged, not a new thing."""
+    less than `min_unexplained` of the blob's change (`changed`, unshifted): the edge of something nudged,
+    not a new thing."""
     left, top, w, h = rect
     height, width = then.shape[:2]
     if left < shift_px or top < shift_px or left + w + shift_px > width or top + h + shift_px > height:
@@ -164,7 +166,6 @@ def _explained_by_shift(
     scores = cv2.matchTemplate(around, patch, cv2.TM_SQDIFF)
     _, _, (dx, dy), _ = cv2.minMaxLoc(scores)
     shifted = around[dy : dy + h, dx : dx + w]
-    before = cv2.absdiff(patch, then[top : top + h, left : left + w]).max(axis=2) > settings.change_level
     after = cv2.absdiff(patch, shifted).max(axis=2) > settings.change_level
-    changed_before = int(np.count_nonzero(before & (mask > 0)))
+    changed_before = int(np.count_nonzero((changed[top : top + h, left : left + w] > 0) & (mask > 0)))
     return changed_before > 0 and np.count_nonzero(after & (mask > 0)) < settings.min_unexplained * changed_before

@@ -217,6 +217,7 @@ class LaunchJudge:
         self._latest_bgr: np.ndarray | None = None  # the frame being judged (the box is found again at a rest)
         # the picture as the launch in progress began, the box follower then and its warp (see `_box_before_launch`)
         self._before_launch: tuple[np.ndarray, BoxFollower | None, np.ndarray | None] | None = None
+        self._before_launch_moved: tuple[np.ndarray, np.ndarray] | None = None  # (follower warp, picture moved by it)
 
     # ------------------------------------------------------------------ public API
 
@@ -241,9 +242,8 @@ class LaunchJudge:
     def finish(self) -> list[JudgeEvent]:
         """End of stream: decide a launch still in progress (the meteor lost, or never still long enough)."""
         events: list[JudgeEvent] = []
-        early_rest_frames = max(EARLY_REST_MIN_FRAMES, int(round(self.config.early_rest_seconds * self.fps)))
         lying = self._lying_unseen  # a blob lying still in the box up to the last frame
-        if self.state in ("in_hand", "in_flight") and len(lying) >= early_rest_frames and \
+        if self.state in ("in_hand", "in_flight") and len(lying) >= self._early_rest_frames() and \
                 lying[-1][0] == self._last_frame:
             self._judge_lying_unseen(self._last_frame, events, final=True)
         elif self.state == "in_flight" and (self._launch_moved() or self._flight_unseen):
@@ -697,6 +697,7 @@ class LaunchJudge:
                 follower = self._box_follower
                 self._before_launch = None if before is None else (
                     before, follower, None if follower is None else follower.warp.copy())
+                self._before_launch_moved = None
                 self._set_state("in_hand", frame_index, events, "meteor in hand")
             elif not self.tracker.active and self._frames:
                 self._reset_track()
@@ -735,8 +736,7 @@ class LaunchJudge:
                 thrown = self._thrown_from_hold()
                 vanished = self._vanished_leaving_hold()
                 if thrown or vanished or self._thrown_from_hold(predicted=True):
-                    if self._lying_in_box_unseen(frame_bgr, frame_index) and len(self._lying_unseen) >= rest_frames:
-                        self._judge_lying_unseen(frame_index, events)
+                    if self._judged_lying_in_box(frame_bgr, frame_index, rest_frames, events):
                         return
                     if frame_index - self._frames[-1] <= cfg.flung_wait_seconds * self.fps:
                         return
@@ -792,8 +792,7 @@ class LaunchJudge:
                 self._decide(frame_index, events, lost=True)
                 return
             unseen = self._unseen > 0 or not self.tracker.active
-            if unseen and self._lying_in_box_unseen(frame_bgr, frame_index) and len(self._lying_unseen) >= rest_frames:
-                self._judge_lying_unseen(frame_index, events)
+            if unseen and self._judged_lying_in_box(frame_bgr, frame_index, rest_frames, events):
                 return
             if self._unseen > unseen_limit or not self.tracker.active:
                 if self._regain_deadline is None:
@@ -875,6 +874,15 @@ class LaunchJudge:
         self._in_box_elsewhere = (found[0], found[1], count)
         return found if count >= UNSEEN_LAUNCH_SEARCHES else None
 
+    def _judged_lying_in_box(self, frame_bgr: np.ndarray, frame_index: int, rest_frames: int,
+                             events: list[JudgeEvent]) -> bool:
+        """Search the box for the lost meteor lying there (`_lying_in_box_unseen`); once a blob has lain
+        still for `rest_frames`, judge the launch by it. Returns whether it was judged."""
+        if self._lying_in_box_unseen(frame_bgr, frame_index) and len(self._lying_unseen) >= rest_frames:
+            self._judge_lying_unseen(frame_index, events)
+            return True
+        return False
+
     def _lying_in_box_unseen(self, frame_bgr: np.ndarray, frame_index: int) -> bool:
         """Follow a meteor-sized blob lying still on the box floor, changed from the box before the launch
         (`vision/box_rest.py`), while the meteor is lost in flight: `_lying_unseen` holds its sightings on
@@ -923,7 +931,12 @@ class LaunchJudge:
         image, follower, warp = self._before_launch
         if follower is not self._box_follower:
             return None
-        return image if follower is None else follower.moved_since(image, warp)
+        if follower is None:
+            return image
+        # the follower replaces its warp with a new array at each move: the moved picture is made once a move
+        if self._before_launch_moved is None or self._before_launch_moved[0] is not follower.warp:
+            self._before_launch_moved = (follower.warp, follower.moved_since(image, warp))
+        return self._before_launch_moved[1]
 
     def _judge_lying_unseen(self, frame_index: int, events: list[JudgeEvent], final: bool = False) -> None:
         """Judge the launch lost in flight by the blob found lying still in the box (`_lying_in_box_unseen`)."""
@@ -1358,9 +1371,12 @@ class LaunchJudge:
         2.4 mm off); with 0.4 it waits until the creep has ended, 3 frames after the labelled rest."""
         if self._is_still(rest_frames):
             return True
-        cfg = self.config
-        frames = max(EARLY_REST_MIN_FRAMES, int(round(cfg.early_rest_seconds * self.fps)))
-        return frames < rest_frames and self._is_still(frames, frames / self.fps, cfg.early_rest_floor_px)
+        frames = self._early_rest_frames()
+        return frames < rest_frames and self._is_still(frames, frames / self.fps, self.config.early_rest_floor_px)
+
+    def _early_rest_frames(self) -> int:
+        """How many sightings an early rest (`JudgeConfig.early_rest_seconds`) spans."""
+        return max(EARLY_REST_MIN_FRAMES, int(round(self.config.early_rest_seconds * self.fps)))
 
     def _is_still(self, rest_frames: int, seconds: float | None = None, floor_px: float = 0.8) -> bool:
         """Whether the last `rest_frames` sightings stay within the distance a meteor slower than the

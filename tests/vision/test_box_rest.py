@@ -105,12 +105,15 @@ def test_a_launch_lost_in_flight_is_judged_where_the_meteor_lies(video: Path):
 @pytest.mark.parametrize("video", [DARK, WHITE], ids=["near-black", "white at 640x480"])
 def test_without_the_box_search_the_same_launch_is_lost_and_called_outside(video: Path):
     label = load_label(video.with_suffix(".json"))
-    blind = BoxRestSettings(change_level=256.0)  # no pixel ever changes that much
-    config = pipeline.JudgeConfig(launch_mode=label.launch_mode, box_rest=blind)
-    result = judge_labelled(video, label, judge=pipeline.LaunchJudge(label.scene, config=config, fps=label.fps))
+    result = judge_labelled(video, label, judge=_judge_with_the_box_search_blind(label))
     assert [verdict.region for verdict in result.verdicts] == ["outside"]
     assert "meteor lost from view inside the picture" in result.verdicts[0].dispute_reasons
 
+
+def _judge_with_the_box_search_blind(label) -> pipeline.LaunchJudge:
+    blind = BoxRestSettings(change_level=256.0)  # no pixel ever changes that much
+    config = pipeline.JudgeConfig(launch_mode=label.launch_mode, box_rest=blind)
+    return pipeline.LaunchJudge(label.scene, config=config, fps=label.fps)
 
 FLUNG = CLIPS / "flung_found_lying_9101_232.mp4"
 
@@ -123,10 +126,7 @@ def test_a_meteor_flung_out_of_the_trackers_reach_is_found_lying_in_the_box():
     result = judge_labelled(FLUNG, label)
     assert [verdict.region for verdict in result.verdicts] == [label.region] == ["trex"]
     assert any("found lying in the box" in reason for reason in result.verdicts[0].dispute_reasons)
-    blind = BoxRestSettings(change_level=256.0)
-    config = pipeline.JudgeConfig(launch_mode=label.launch_mode, box_rest=blind)
-    blinded = pipeline.LaunchJudge(label.scene, config=config, fps=label.fps)
-    assert judge_labelled(FLUNG, label, judge=blinded).verdicts == []
+    assert judge_labelled(FLUNG, label, judge=_judge_with_the_box_search_blind(label)).verdicts == []
 
 
 def test_a_meteor_found_lying_while_the_tracker_coasts_keeps_one_sighting_a_frame():
