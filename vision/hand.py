@@ -11,8 +11,8 @@ the background) in one window, in the later frame moved on by the last trusted s
 table drops out, the hand remains. The window follows the hand by its own shifts. Its peak response
 (≈1 for a rigid shift) collapses when the window loses the hand; such a measurement is not used.
 With both windows at the same place, the fastest pairs of a flick (20-30 px in a 60-100 px window)
-were lost that way, and with them the release time: on 1200 dev launches (seeds 9035, 9036,
-9038-9041) the hand gave a release time for 605 of the 60 fps ones and 111 of the 30 fps ones;
+were lost that way, and with them the release time: on 1200 dev launches the hand gave a release
+time for 605 of the 60 fps ones and 111 of the 30 fps ones;
 with the later window moved on, for 696 (69 % in the labelled frame, 93 % within one) and 122
 (56 %, 89 %; was 41 %, 83 %).
 
@@ -38,7 +38,7 @@ MIN_HALF_PX = 24
 PALM_BEHIND_DIAMETERS = 4.5  # the window's centre behind the meteor along the throw: palm and wrist
 BUFFER_FRAMES = 24  # frames kept while in hand: the push and the release happen in them
 # of a buffered frame only the part round the meteor's track is kept: the windows stay within the palm's
-# distance and a window's half-side of it (on 300 dev clips of seeds 9005, 9008, 9012, 99.9 % of them
+# distance and a window's half-side of it (on 300 dev clips, 99.9 % of them
 # within 4 px of that, the farthest 57 px), widened by this margin and for a meteor this much larger
 REACH_MARGIN_PX = 64
 REACH_DIAMETER_FACTOR = 1.25
@@ -286,7 +286,7 @@ class HandWatch:
         `hand_reach_box`), or, without one, a reference to the whole frame.
 
         Whole frames (2.7 MB each at 1280×720) made the buffer the judge's largest memory: filling it
-        cost 66 MB and 17 000 page faults on sample clip_000."""
+        cost 66 MB and 17 000 page faults on a typical 1280×720 sample clip."""
         if reach_box is None:
             self._recent.append((frame_index, FramePart(frame_bgr)))
             return

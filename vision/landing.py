@@ -70,8 +70,7 @@ def herd_normal(rig: Rig, pose: BoxPose, herd_line_mm=None, direction=None) -> n
     line (the label format's definition). Only a line through the box leaves it to the meteor: the
     side it comes *from*, opposite `direction` (its ground velocity at the release, or its
     displacement over the flight), when that is given, else the side away from the box centre. A
-    fitted release velocity can point backwards (dev 9008 clip_082: a downward throw); the box
-    cannot.
+    fitted release velocity can point backwards (a downward throw); the box cannot.
     """
     line = herd_line_mm if herd_line_mm is not None else rig.herd_line_mm
     if line is None:

