@@ -9,6 +9,7 @@ camera at the floor, not the blob's own).
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 import cv2
@@ -30,6 +31,8 @@ class BoxRestSettings:
     shift_share: float = 0.35  # the picture before, shifted by up to this share of the meteor's diameter, ...
     min_unexplained: float = 0.5  # ... must leave this share of the blob's change: a box or camera nudged a
     # few pixels changes the edges of what is there, a meteor newly lying there stays whatever the shift
+    disturbance_min_size: float = 3.0  # a changed region this many diameters across is a hand or an arm ...
+    disturbance_seconds: float = 1.0  # ... and a blob first seen where one was this recently was uncovered by it
 
 
 @dataclass(frozen=True)
@@ -39,6 +42,15 @@ class FloorBlob:
     x: float
     y: float
     diameter_px: float  # area-equivalent diameter
+
+
+@dataclass(frozen=True)
+class FloorChanges:
+    """What changed on the box floor: meteor-sized new blobs, largest first, and the bounding boxes
+    (x0, y0, x1, y1 px) of changes the size of a hand or an arm (`disturbance_min_size`)."""
+
+    blobs: list[FloorBlob]
+    disturbances: list[tuple[int, int, int, int]]
 
 
 def new_blobs_on_floor(
@@ -51,12 +63,23 @@ def new_blobs_on_floor(
     """Meteor-sized blobs of `frame_bgr` changed from `before_bgr` (the same scene before the launch, any
     dtype) with their centre inside the polygon `floor_px` (N×2, where a meteor's centre lies on the box
     floor), largest first."""
+    return floor_changes(frame_bgr, before_bgr, floor_px, diameter_px, settings).blobs
+
+
+def floor_changes(
+    frame_bgr: np.ndarray,
+    before_bgr: np.ndarray,
+    floor_px: np.ndarray,
+    diameter_px: float,
+    settings: BoxRestSettings,
+) -> FloorChanges:
+    """The changes of `frame_bgr` from `before_bgr` over the box floor (see `FloorChanges`)."""
     height, width = frame_bgr.shape[:2]
     margin = int(np.ceil(diameter_px))
     x0, y0 = np.maximum(np.floor(floor_px.min(axis=0)).astype(int) - margin, 0)
     x1, y1 = np.minimum(np.ceil(floor_px.max(axis=0)).astype(int) + margin + 1, [width, height])
     if x1 - x0 < 2 or y1 - y0 < 2:
-        return []
+        return FloorChanges([], [])
     now = frame_bgr[y0:y1, x0:x1].astype(np.float32)
     then = np.asarray(before_bgr[y0:y1, x0:x1], dtype=np.float32)
     change = cv2.absdiff(now, then).max(axis=2)  # each pixel's largest channel change
@@ -65,11 +88,13 @@ def new_blobs_on_floor(
     contours, _ = cv2.findContours(changed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
     floor = floor_px.astype(np.float32).reshape(-1, 1, 2)
     shift_px = max(1, int(round(settings.shift_share * diameter_px)))
-    blobs = []
+    blobs, disturbances = [], []
     for contour in contours:
         area = float(cv2.contourArea(contour)) + 0.5 * len(contour)  # the outline's own pixels count
         left, top, w, h = cv2.boundingRect(contour)
         size = float(np.sqrt(4.0 * area / np.pi))
+        if size >= settings.disturbance_min_size * diameter_px:
+            disturbances.append((left + x0, top + y0, left + w + x0, top + h + y0))
         if not settings.min_size * diameter_px <= size <= settings.max_size * diameter_px:
             continue
         if max(w, h) > settings.max_extent * diameter_px or area < settings.min_fill * w * h:
@@ -90,7 +115,29 @@ def new_blobs_on_floor(
             continue
         cx, cy = _disc_centre(change, (left, top, w, h), diameter_px)
         blobs.append(FloorBlob(cx + x0, cy + y0, size))
-    return sorted(blobs, key=lambda blob: -blob.diameter_px)
+    return FloorChanges(sorted(blobs, key=lambda blob: -blob.diameter_px), disturbances)
+
+
+def new_against_all(
+    frame_bgr: np.ndarray,
+    pictures: tuple[np.ndarray, ...],
+    floor_px: np.ndarray,
+    diameter_px: float,
+    settings: BoxRestSettings,
+) -> FloorChanges:
+    """The changes against the first of `pictures` (`floor_changes`), keeping the blobs that each of the
+    others shows new too, within a quarter diameter: a background that learned an arm's ghost over the
+    box makes the floor under it look changed once the ghost fades, while a frame of that time shows it
+    unchanged."""
+    changes = floor_changes(frame_bgr, pictures[0], floor_px, diameter_px, settings)
+    blobs = changes.blobs
+    for picture in pictures[1:]:
+        if not blobs:
+            break
+        others = new_blobs_on_floor(frame_bgr, picture, floor_px, diameter_px, settings)
+        blobs = [blob for blob in blobs
+                 if any(math.hypot(blob.x - other.x, blob.y - other.y) <= 0.25 * diameter_px for other in others)]
+    return FloorChanges(blobs, changes.disturbances)
 
 
 def _disc_centre(change: np.ndarray, rect: tuple[int, int, int, int], diameter_px: float) -> tuple[float, float]:

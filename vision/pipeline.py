@@ -23,11 +23,12 @@ from typing import Any, Literal
 
 import numpy as np
 
+from calibration.geometry import BoxPose
 from calibration.rig import Rig
 from vision import unjudged
 from vision.analysis import judge_launch
 from vision.box_follow import BoxFollower
-from vision.box_rest import BoxRestSettings, FloorBlob, new_blobs_on_floor
+from vision.box_rest import BoxRestSettings, FloorBlob, new_against_all
 from vision.detector import Detection, MeteorDetector
 from vision.hand import HandWatch, hand_reach_box
 from vision.landing import herd_line_in_use, herd_line_signed, outline_signed_mm
@@ -215,9 +216,15 @@ class LaunchJudge:
         self._lost_launch: tuple[int, str] | None = None  # (frame, where) a meteor moving as a launch was lost
         self._box_follower: BoxFollower | None = None
         self._latest_bgr: np.ndarray | None = None  # the frame being judged (the box is found again at a rest)
-        # the picture as the launch in progress began, the box follower then and its warp (see `_box_before_launch`)
-        self._before_launch: tuple[np.ndarray, BoxFollower | None, np.ndarray | None] | None = None
-        self._before_launch_moved: tuple[np.ndarray, np.ndarray] | None = None  # (follower warp, picture moved by it)
+        # the pictures as the launch in progress began, the box follower then and its warp (see `_box_before_launch`)
+        self._before_launch: tuple[tuple[np.ndarray, ...], BoxFollower | None, np.ndarray | None] | None = None
+        self._rest_unseen = False  # at rest where the box search found it lying (`_lying_where_judged`)
+        self._disturbed: list[tuple[int, tuple[int, int, int, int]]] = []  # (frame, a hand-sized change's box)
+        self._uncovered_at: list[tuple[float, float]] = []  # where blobs a hand-sized change uncovered lie
+        # (box pose, `_box_floor_view` at it)
+        self._floor_view: tuple[BoxPose, tuple[np.ndarray, float]] | None = None
+        # (follower warp, the pictures moved by it)
+        self._before_launch_moved: tuple[np.ndarray, tuple[np.ndarray, ...]] | None = None
 
     # ------------------------------------------------------------------ public API
 
@@ -444,6 +451,8 @@ class LaunchJudge:
 
     def _set_state(self, state: State, frame_index: int, events: list[JudgeEvent], message: str = "") -> None:
         if state != self.state:
+            if state == "waiting":
+                self._before_launch = None  # the picture at the first frame of waiting is taken (`_advance_state`)
             self.state = state
             events.append(JudgeEvent("state", frame_index, message or state))
 
@@ -690,17 +699,20 @@ class LaunchJudge:
         cfg = self.config
         rest_frames = max(3, int(round(cfg.rest_seconds * self.fps)))
         if self.state == "waiting":
+            if self._before_launch is None:
+                self._remember_before_launch(frame_bgr.copy())
             if detection is not None and self.tracker.hits >= 3:
                 self._refresh_box(frame_bgr, frame_index, events)
                 before = self.detector.frozen_full_background()
                 self._hand.begin(before)
-                follower = self._box_follower
-                self._before_launch = None if before is None else (
-                    before, follower, None if follower is None else follower.warp.copy())
-                self._before_launch_moved = None
+                waiting_began = self._box_before_launch()  # the frame as waiting began, its box moved to now
+                self._remember_before_launch(before, *(waiting_began or ()))
                 self._set_state("in_hand", frame_index, events, "meteor in hand")
             elif not self.tracker.active and self._frames:
                 self._reset_track()
+            elif not self.tracker.active:
+                # a meteor the colour test never saw may still land in the box: a launch not seen at all
+                self._judged_lying_in_box(frame_bgr, frame_index, rest_frames, events)
             return
         if self.state == "in_hand":
             self._hand.remember(frame_index, frame_bgr, self._hand_reach_box(frame_index))
@@ -725,6 +737,8 @@ class LaunchJudge:
                 self._track_size = flying.diameter_px * flying.elongation
                 self._found_flying = frame_index
                 self._set_state("in_flight", frame_index, events, "meteor found flying: its release was not seen")
+                return
+            if self.tracker.active and self._judged_lying_away_from_hold(frame_bgr, frame_index, rest_frames, events):
                 return
             if not self.tracker.active:
                 # held still, then flung away and lost before it ever looked free of the hand (seen
@@ -824,22 +838,40 @@ class LaunchJudge:
             return
         if self.state == "at_rest":
             # wait until the meteor is picked up (moves away) or disappears
+            if self._rest_unseen:
+                # found lying by its change, which the colour test does not see: it lies there while that
+                # change stays, whatever meteor-coloured thing the detector finds elsewhere
+                detection = self._lying_where_judged(frame_bgr)
             if detection is None:
                 self._gone_frames += 1
             else:
                 self._gone_frames = 0
                 ax, ay = self._rest_anchor or (detection.x, detection.y)
                 if math.hypot(detection.x - ax, detection.y - ay) > 3 * detection.diameter_px:
-                    self._picked_up_at = frame_index
-                    self._reset_track()
-                    self.tracker.reset()
-                    self._set_state("waiting", frame_index, events, "meteor picked up")
+                    self._leave_rest(frame_index, events, "meteor picked up")
                     return
             if self._gone_frames > int(0.5 * self.fps):
-                self._picked_up_at = frame_index
-                self._reset_track()
-                self.tracker.reset()
-                self._set_state("waiting", frame_index, events, "meteor gone")
+                self._leave_rest(frame_index, events, "meteor gone")
+
+    def _leave_rest(self, frame_index: int, events: list[JudgeEvent], why: str) -> None:
+        self._picked_up_at = frame_index
+        self._rest_unseen = False
+        self._reset_track()
+        self.tracker.reset()
+        self._set_state("waiting", frame_index, events, why)
+
+    def _lying_where_judged(self, frame_bgr: np.ndarray) -> Detection | None:
+        """The meteor found lying in the box by its change (`_judge_lying_unseen`), still there: a blob new
+        against the pictures before its launch within half a diameter of its judged rest; else None."""
+        pictures = self._box_before_launch()
+        if pictures is None or self._rest_anchor is None:
+            return None
+        floor_px, diameter = self._box_floor_view()
+        x, y = self._rest_anchor
+        for blob in new_against_all(frame_bgr, pictures, floor_px, diameter, self.config.box_rest).blobs:
+            if math.hypot(blob.x - x, blob.y - y) <= 0.5 * diameter:
+                return Detection(blob.x, blob.y, blob.diameter_px, 1.0, math.pi * blob.diameter_px**2 / 4)
+        return None
 
     def _meteor_lying_in_box_elsewhere(self, frame_bgr: np.ndarray, frame_index: int) -> tuple[float, float] | None:
         """A meteor-sized, meteor-coloured blob lying inside the box, far from the meteor being held, in
@@ -862,7 +894,8 @@ class LaunchJudge:
             ground = self._on_box_floor(np.array([[cx, cy]]))[0]
             # the meteor's own size there, not the tracked blob's (a ghost's size is anything)
             size = float(camera.apparent_diameter_px(ground[None], self.rig.meteor.diameter_mm)[0])
-            if math.hypot(cx - held_x, cy - held_y) >= 8 * size and outline_signed_mm(self.rig, pose, ground[:2]) > 0:
+            if math.hypot(cx - held_x, cy - held_y) >= 8 * size and outline_signed_mm(self.rig, pose, ground[:2]) > 0 \
+                    and not self._at_judged_rest(cx, cy, size):
                 found = (cx, cy)
                 break
         last = self._in_box_elsewhere
@@ -874,6 +907,26 @@ class LaunchJudge:
         self._in_box_elsewhere = (found[0], found[1], count)
         return found if count >= UNSEEN_LAUNCH_SEARCHES else None
 
+    def _at_judged_rest(self, x_px: float, y_px: float, diameter_px: float) -> bool:
+        """Whether a meteor lying at this pixel lies within a diameter of where the last launch was judged
+        at rest: that launch's meteor, still lying there, not the meteor of a new launch."""
+        if self._rest_anchor is None:
+            return False
+        return math.hypot(x_px - self._rest_anchor[0], y_px - self._rest_anchor[1]) <= diameter_px
+
+    def _remember_before_launch(self, background: np.ndarray | None, *frames: np.ndarray) -> None:
+        """Keep pictures of the scene with no launch under way to compare the box with (`_box_before_launch`),
+        with the box follower and its warp as they are now: the background (or a frame) first, then any
+        earlier frames that tell a real change from one the background learned wrong (an arm's ghost). A
+        frame of the hold's start would not do: the tracker may take up something held after the meteor
+        has landed."""
+        follower = self._box_follower
+        self._before_launch = None if background is None else (
+            (background, *frames), follower, None if follower is None else follower.warp.copy())
+        self._before_launch_moved = None
+        self._disturbed = []
+        self._uncovered_at = []
+
     def _judged_lying_in_box(self, frame_bgr: np.ndarray, frame_index: int, rest_frames: int,
                              events: list[JudgeEvent]) -> bool:
         """Search the box for the lost meteor lying there (`_lying_in_box_unseen`); once a blob has lain
@@ -883,23 +936,48 @@ class LaunchJudge:
             return True
         return False
 
+    def _judged_lying_away_from_hold(self, frame_bgr: np.ndarray, frame_index: int, rest_frames: int,
+                                     events: list[JudgeEvent]) -> bool:
+        """While the tracker follows something held, a meteor-sized blob lying still in the box for
+        `rest_frames`, `LAUNCH_DIAMETERS` or more from it, is the meteor of a launch the colour test did not
+        see (what is held is a hand, a card, a ghost): that launch is judged by the blob, disputed.
+        Returns whether it was judged."""
+        if not self._lying_in_box_unseen(frame_bgr, frame_index):
+            return False
+        blob = self._lying_unseen[-1][1]
+        held_x, held_y = self._px[-2], self._px[-1]
+        if math.hypot(blob.x - held_x, blob.y - held_y) < LAUNCH_DIAMETERS * self._meteor_diameter_px():
+            self._lying_unseen = []
+            return False
+        if len(self._lying_unseen) < rest_frames:
+            return False
+        lying = self._lying_unseen
+        self._reset_track()
+        self.tracker.reset()
+        self._lying_unseen = lying
+        self._judge_lying_unseen(frame_index, events)
+        return True
+
     def _lying_in_box_unseen(self, frame_bgr: np.ndarray, frame_index: int) -> bool:
         """Follow a meteor-sized blob lying still on the box floor, changed from the box before the launch
-        (`vision/box_rest.py`), while the meteor is lost in flight: `_lying_unseen` holds its sightings on
-        consecutive frames at one place, free of any hand. Returns whether it was seen on this frame."""
+        (`vision/box_rest.py`), while the meteor is lost or not seen at all: `_lying_unseen` holds its
+        sightings on consecutive frames at one place, free of any hand, and not what was there before (the
+        last launch's meteor at its judged rest, floor a hand uncovered). Returns whether it was seen on
+        this frame."""
         before = self._box_before_launch()
         if before is None:
             self._lying_unseen = []
             return False
-        pose, camera = self.calibration.box_pose, self.calibration.camera
-        corners = pose.box_to_table(np.asarray(self.rig.box.outline_mm, dtype=np.float64))
-        floor_mm = self.rig.box.floor_height_mm + self.rig.meteor.diameter_mm / 2
-        floor_px = camera.project(np.column_stack([corners, np.full(len(corners), floor_mm)]))
-        centre = np.array([[*pose.box_to_table(np.zeros((1, 2)))[0], floor_mm]])
-        diameter = float(camera.apparent_diameter_px(centre, self.rig.meteor.diameter_mm)[0])
+        floor_px, diameter = self._box_floor_view()
         detector = self.detector
-        blobs = [blob for blob in new_blobs_on_floor(frame_bgr, before, floor_px, diameter, self.config.box_rest)
-                 if detector.hand_nearby(frame_bgr, blob.x, blob.y, diameter) <= HAND_NEARBY]
+        changes = new_against_all(frame_bgr, before, floor_px, diameter, self.config.box_rest)
+        recent = frame_index - self.config.box_rest.disturbance_seconds * self.fps
+        self._disturbed = [(frame, rect) for frame, rect in self._disturbed if frame >= recent]
+        blobs = [blob for blob in changes.blobs
+                 if not self._at_judged_rest(blob.x, blob.y, diameter)
+                 and not self._uncovered(blob, changes.disturbances, diameter)
+                 and detector.hand_nearby(frame_bgr, blob.x, blob.y, diameter) <= HAND_NEARBY]
+        self._disturbed.extend((frame_index, rect) for rect in changes.disturbances)
         lying = self._lying_unseen
         if lying and lying[-1][0] == frame_index - 1:
             first = lying[0][1]
@@ -910,12 +988,51 @@ class LaunchJudge:
         if not blobs:
             self._lying_unseen = []
             return False
-        # a new blob: the one nearest where the meteor was last seen
-        seen = self._sighting_indices() or [len(self._frames) - 1]
-        last_x, last_y = self._px[2 * seen[-1]], self._px[2 * seen[-1] + 1]
-        nearest = min(blobs, key=lambda blob: math.hypot(blob.x - last_x, blob.y - last_y))
+        # a new blob: the one nearest where the meteor was last seen (with no track, the largest)
+        nearest = blobs[0]
+        if self._frames:
+            seen = self._sighting_indices() or [len(self._frames) - 1]
+            last_x, last_y = self._px[2 * seen[-1]], self._px[2 * seen[-1] + 1]
+            nearest = min(blobs, key=lambda blob: math.hypot(blob.x - last_x, blob.y - last_y))
         self._lying_unseen = [(frame_index, nearest)]
         return True
+
+    def _uncovered(self, blob: FloorBlob, disturbances: list[tuple[int, int, int, int]], diameter_px: float) -> bool:
+        """Whether `blob` was uncovered rather than put there: inside a hand- or arm-sized change of the last
+        `disturbance_seconds` (`_disturbed`) that has gone from there now (a hand that took the meteor away
+        from where the picture before shows it, or left a print of the floor looking new), or where such a
+        blob was seen before. A meteor landing in the box arrives free of any hand. A large change that
+        lasts (the edges of a box moved a little more than its follower saw) uncovers nothing."""
+        if any(math.hypot(blob.x - x, blob.y - y) <= 0.5 * diameter_px for x, y in self._uncovered_at):
+            return True
+        margin = diameter_px / 2
+
+        def inside(rect: tuple[int, int, int, int]) -> bool:
+            x0, y0, x1, y1 = rect
+            return x0 - margin <= blob.x <= x1 + margin and y0 - margin <= blob.y <= y1 + margin
+
+        if any(inside(rect) for rect in disturbances):
+            return False
+        if any(inside(rect) for _, rect in self._disturbed):
+            self._uncovered_at.append((blob.x, blob.y))
+            return True
+        return False
+
+    def _box_floor_view(self) -> tuple[np.ndarray, float]:
+        """Where the box is in the picture for the search of its floor, as the calibration places it: the
+        polygon a lying meteor's centre stays in (N×2 px) and the meteor's diameter there (px). Made once
+        per box pose."""
+        pose, camera = self.calibration.box_pose, self.calibration.camera
+        if self._floor_view is not None and self._floor_view[0] is pose:
+            return self._floor_view[1]
+        box = self.rig.box
+        floor_mm = box.floor_height_mm + self.rig.meteor.diameter_mm / 2
+        corners = pose.box_to_table(np.asarray(box.outline_mm, dtype=np.float64))
+        floor_px = camera.project(np.column_stack([corners, np.full(len(corners), floor_mm)]))
+        centre = np.array([[*pose.box_to_table(np.zeros((1, 2)))[0], floor_mm]])
+        diameter = float(camera.apparent_diameter_px(centre, self.rig.meteor.diameter_mm)[0])
+        self._floor_view = (pose, (floor_px, diameter))
+        return self._floor_view[1]
 
     def _drop_from(self, frame_index: int) -> None:
         """Forget the track's entries from `frame_index` on."""
@@ -923,30 +1040,38 @@ class LaunchJudge:
         del self._frames[keep:], self._diam[keep:], self._flags[keep:]
         del self._px[2 * keep :], self._shadow_px[2 * keep :]
 
-    def _box_before_launch(self) -> np.ndarray | None:
-        """The picture as the launch in progress began, its box moved to where the box is now; None when
-        there is none, or the box was placed anew since (calibrated again)."""
+    def _box_before_launch(self) -> tuple[np.ndarray, ...] | None:
+        """The pictures as the launch in progress began, their box moved to where the box is now; None when
+        there are none, or the box was placed anew since (calibrated again)."""
         if self._before_launch is None or self.calibration is None:
             return None
-        image, follower, warp = self._before_launch
+        pictures, follower, warp = self._before_launch
         if follower is not self._box_follower:
             return None
         if follower is None:
-            return image
-        # the follower replaces its warp with a new array at each move: the moved picture is made once a move
+            return pictures
+        # the follower replaces its warp with a new array at each move: the moved pictures are made once a move
         if self._before_launch_moved is None or self._before_launch_moved[0] is not follower.warp:
-            self._before_launch_moved = (follower.warp, follower.moved_since(image, warp))
+            moved = tuple(follower.moved_since(picture, warp) for picture in pictures)
+            self._before_launch_moved = (follower.warp, moved)
         return self._before_launch_moved[1]
 
     def _judge_lying_unseen(self, frame_index: int, events: list[JudgeEvent], final: bool = False) -> None:
-        """Judge the launch lost in flight by the blob found lying still in the box (`_lying_in_box_unseen`)."""
+        """Judge the launch by the blob found lying still in the box (`_lying_in_box_unseen`): the launch
+        lost in flight, or, with no track, a launch not seen at all."""
         found_at = self._lying_unseen[0][0]
-        self._drop_from(found_at)  # the tracker's predictions while it coasted, on the frames the blob lay
-        self._note_regained(found_at)
+        if self._frames:
+            self._drop_from(found_at)  # the tracker's predictions while it coasted, on the frames the blob lay
+            self._note_regained(found_at)
+            doubt = (f"meteor lost in flight and found lying in the box at frame {found_at}: "
+                     "how it got there was not seen")
+        else:
+            self._flight_unseen = True
+            doubt = f"meteor found lying in the box at frame {found_at}: its launch was not seen"
         for frame, blob in self._lying_unseen:
             self._record(frame, blob.x, blob.y, blob.diameter_px, SEEN)
-        doubt = f"meteor lost in flight and found lying in the box at frame {found_at}: how it got there was not seen"
         self._decide(frame_index, events, lost=False, final=final, doubt=doubt)
+        self._rest_unseen = True
 
     def _meteor_flying_elsewhere(
         self, frame_bgr: np.ndarray, frame_index: int, away_from: tuple[float, float]
@@ -1465,6 +1590,7 @@ class LaunchJudge:
             self._rest_anchor = (float(tail[0]), float(tail[1]))
         events.append(JudgeEvent("verdict", frame_index, verdict.summary(), verdict))
         self._gone_frames = 0
+        self._rest_unseen = False
         self._put_down = None
         self._lost_launch = None
         self._lost_judged = lost

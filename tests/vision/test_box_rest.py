@@ -1,8 +1,9 @@
-"""A meteor lost in flight is found lying in the box as a change from the box before the launch.
+"""A meteor the colour detector loses, or never sees, is found lying in the box as a change from the
+box before the launch.
 
-Real decoded frames of two generated launches (`tests/vision/clips/`) whose meteors the colour
-detector loses in flight: a near-black one (seed 9101 clip_320, 1280×720) and a white one at
-640×480 (seed 9101 clip_124). Their labels say where each comes to rest.
+Real decoded frames of generated launches (`tests/vision/clips/`): a near-black meteor (seed 9101
+clip_320, 1280×720) and a white one at 640×480 (seed 9101 clip_124) lost in flight, and further
+clips named at their tests. Their labels say where each comes to rest.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from launch_inputs import judge_labelled
 
 import vision.pipeline as pipeline
 from calibration.truth import load_label
-from vision.box_rest import BoxRestSettings, new_blobs_on_floor
+from vision.box_rest import BoxRestSettings, new_against_all, new_blobs_on_floor
 from vision.video import read_frames
 
 CLIPS = Path(__file__).resolve().parent / "clips"
@@ -89,6 +90,28 @@ def test_a_shadow_on_the_patterned_floor_is_no_new_blob_but_a_dark_disc_is():
     assert len(new_blobs_on_floor(painted, before, floor_px, diameter_px, settings)) == 1
 
 
+def test_a_blob_only_a_ghost_in_the_background_explains_is_dropped_by_an_earlier_frame():
+    """A background that learned a pale ghost (an arm's) over the box floor fades a dark print there; once
+    the ghost is gone the print looks new against that background, but not against a frame from before
+    the ghost. A disc newly lying there is new against both."""
+    frame_then, _, floor_px, diameter_px, rest_px = _scene_at_rest(DARK)
+    x, y, d = int(rest_px[0]), int(rest_px[1]), int(diameter_px)
+    frame_then = frame_then.copy()
+    frame_then[y - 3 * d : y + 3 * d, x - 3 * d : x + 3 * d] = 100  # a plain patch of floor ...
+    cv2.circle(frame_then, (x, y), d // 2, (40, 40, 40), -1)  # ... with a meteor-sized dark print on it
+    ghosted = frame_then.copy()
+    patch = ghosted[y - 3 * d : y + 3 * d, x - 3 * d : x + 3 * d]
+    patch[:] = (0.5 * patch + 0.5 * 140).astype(np.uint8)
+    settings = BoxRestSettings()
+    assert len(new_against_all(frame_then, (ghosted,), floor_px, diameter_px, settings).blobs) == 1
+    assert new_against_all(frame_then, (ghosted, frame_then), floor_px, diameter_px, settings).blobs == []
+    lying = frame_then.copy()
+    cv2.circle(lying, (x + 2 * d, y), d // 2, (20, 20, 20), -1)
+    assert len(new_against_all(lying, (ghosted,), floor_px, diameter_px, settings).blobs) == 2
+    [blob] = new_against_all(lying, (ghosted, frame_then), floor_px, diameter_px, settings).blobs
+    assert abs(blob.x - (x + 2 * d)) < 2 and abs(blob.y - y) < 2
+
+
 @pytest.mark.parametrize("video", [DARK, WHITE], ids=["near-black", "white at 640x480"])
 def test_a_launch_lost_in_flight_is_judged_where_the_meteor_lies(video: Path):
     """The colour tracker loses the meteor in flight; it is found lying in the box and the launch is
@@ -143,3 +166,35 @@ def test_a_meteor_found_lying_while_the_tracker_coasts_keeps_one_sighting_a_fram
     frames = tracks[0].frames
     assert len(frames) > 10 and np.all(np.diff(frames) > 0)
     assert tracks[0].flags[-1] == 0  # the last entry is the blob seen lying, not a prediction
+
+
+NEVER_SEEN = CLIPS / "never_seen_found_lying_9101_729.mp4"
+
+
+def test_a_meteor_the_colour_test_never_sees_is_found_lying_in_the_box():
+    """Seed 9101 clip_729 (640×480, 30 fps, a 7 px teal meteor): the colour detector never finds the meteor,
+    so the judge never leaves waiting. The box, compared with the picture as waiting began, shows it
+    lying there: one launch, judged in the label's space and disputed for the launch it did not see;
+    with the search blinded no launch is judged at all."""
+    label = load_label(NEVER_SEEN.with_suffix(".json"))
+    result = judge_labelled(NEVER_SEEN, label)
+    assert [verdict.region for verdict in result.verdicts] == [label.region] == ["stegosaurus"]
+    assert result.verdicts[0].disputed
+    assert any("its launch was not seen" in reason for reason in result.verdicts[0].dispute_reasons)
+    assert judge_labelled(NEVER_SEEN, label, judge=_judge_with_the_box_search_blind(label)).verdicts == []
+
+
+HELD_ELSEWHERE = CLIPS / "held_elsewhere_found_lying_9101_723.mp4"
+
+
+def test_a_meteor_lying_in_the_box_while_the_tracker_holds_something_else_is_judged_once():
+    """Seed 9101 clip_723 (1280×720, 60 fps, a white meteor): the colour tracker follows something in
+    the launcher's hand to the end of the clip and never sees the launch. The meteor lying in the box,
+    far from what is held, is judged as a launch not seen, disputed, in the label's space; afterwards
+    the blob where that launch was judged at rest is not taken for a second launch. With the search
+    blinded no launch is judged at all."""
+    label = load_label(HELD_ELSEWHERE.with_suffix(".json"))
+    result = judge_labelled(HELD_ELSEWHERE, label)
+    assert [verdict.region for verdict in result.verdicts] == [label.region] == ["velociraptor"]
+    assert any("its launch was not seen" in reason for reason in result.verdicts[0].dispute_reasons)
+    assert judge_labelled(HELD_ELSEWHERE, label, judge=_judge_with_the_box_search_blind(label)).verdicts == []

@@ -22,8 +22,6 @@ WIDE_CLIPS = discover(WIDE)[0] if WIDE.is_dir() else []
 WIDE_WEAKNESSES: dict[str, str] = {
     "clip_012": "a near-black meteor held in both hands from the first frame: no launch found",
     "clip_031": "a near-black meteor on dark wood, 640×480 at 30 fps: no launch found",
-    "clip_033": "a grey meteor found flying while the tracker held something else; the track then follows the "
-    "returning hand, taken for a meteor carried and put down: no launch judged",
 }
 
 
