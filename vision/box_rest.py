@@ -1,8 +1,8 @@
 """A meteor lying in the box where the tracker cannot see it: a new, meteor-sized blob on the box floor.
 
 The detector picks the meteor out by its colour; a white, grey or box-coloured meteor that it loses
-in flight is still plain to see once it lies in the box, as a change from the box as it was before
-the launch. This search needs no colour: the frame against that picture of the box, over the box
+in flight, or never sees at all, is still plain to see once it lies in the box, as a change from the
+box as it was before the launch. This search needs no colour: the frame against that picture of the box, over the box
 floor, and the changed blobs of the meteor's size and shape there (its size through the calibrated
 camera at the floor, not the blob's own).
 """

@@ -132,7 +132,8 @@ class JudgeConfig:
     exposure_half_frames: float = 0.35  # a sighting is the middle of the exposure: this far into its frame
     max_track_frames: int = 1800
     follow_box: bool = True  # move the background's picture of the box with a bumped or tapped box
-    # a meteor lost in flight is also looked for lying in the box, as a change from the box before the launch
+    # a meteor lost in flight, or never seen, is also looked for lying in the box, as a change from the box
+    # before the launch
     box_rest: BoxRestSettings = field(default_factory=BoxRestSettings)
 
 
@@ -218,7 +219,7 @@ class LaunchJudge:
         self._latest_bgr: np.ndarray | None = None  # the frame being judged (the box is found again at a rest)
         # the pictures as the launch in progress began, the box follower then and its warp (see `_box_before_launch`)
         self._before_launch: tuple[tuple[np.ndarray, ...], BoxFollower | None, np.ndarray | None] | None = None
-        self._rest_unseen = False  # at rest where the box search found it lying (`_lying_where_judged`)
+        self._rest_unseen = False  # at rest where the box search found it lying (`_still_lying_where_judged`)
         self._disturbed: list[tuple[int, tuple[int, int, int, int]]] = []  # (frame, a hand-sized change's box)
         self._uncovered_at: list[tuple[float, float]] = []  # where blobs a hand-sized change uncovered lie
         # (box pose, `_box_floor_view` at it)
@@ -841,8 +842,8 @@ class LaunchJudge:
             if self._rest_unseen:
                 # found lying by its change, which the colour test does not see: it lies there while that
                 # change stays, whatever meteor-coloured thing the detector finds elsewhere
-                detection = self._lying_where_judged(frame_bgr)
-            if detection is None:
+                self._gone_frames = 0 if self._still_lying_where_judged(frame_bgr) else self._gone_frames + 1
+            elif detection is None:
                 self._gone_frames += 1
             else:
                 self._gone_frames = 0
@@ -854,24 +855,23 @@ class LaunchJudge:
                 self._leave_rest(frame_index, events, "meteor gone")
 
     def _leave_rest(self, frame_index: int, events: list[JudgeEvent], why: str) -> None:
+        """The meteor judged at rest was picked up or is gone: wait for the next launch."""
         self._picked_up_at = frame_index
         self._rest_unseen = False
         self._reset_track()
         self.tracker.reset()
         self._set_state("waiting", frame_index, events, why)
 
-    def _lying_where_judged(self, frame_bgr: np.ndarray) -> Detection | None:
-        """The meteor found lying in the box by its change (`_judge_lying_unseen`), still there: a blob new
-        against the pictures before its launch within half a diameter of its judged rest; else None."""
+    def _still_lying_where_judged(self, frame_bgr: np.ndarray) -> bool:
+        """Whether the meteor found lying in the box by its change (`_judge_lying_unseen`) is still there: a
+        blob new against the pictures before its launch within half a diameter of its judged rest."""
         pictures = self._box_before_launch()
         if pictures is None or self._rest_anchor is None:
-            return None
+            return False
         floor_px, diameter = self._box_floor_view()
         x, y = self._rest_anchor
-        for blob in new_against_all(frame_bgr, pictures, floor_px, diameter, self.config.box_rest).blobs:
-            if math.hypot(blob.x - x, blob.y - y) <= 0.5 * diameter:
-                return Detection(blob.x, blob.y, blob.diameter_px, 1.0, math.pi * blob.diameter_px**2 / 4)
-        return None
+        blobs = new_against_all(frame_bgr, pictures, floor_px, diameter, self.config.box_rest).blobs
+        return any(math.hypot(blob.x - x, blob.y - y) <= 0.5 * diameter for blob in blobs)
 
     def _meteor_lying_in_box_elsewhere(self, frame_bgr: np.ndarray, frame_index: int) -> tuple[float, float] | None:
         """A meteor-sized, meteor-coloured blob lying inside the box, far from the meteor being held, in
@@ -1025,9 +1025,8 @@ class LaunchJudge:
         pose, camera = self.calibration.box_pose, self.calibration.camera
         if self._floor_view is not None and self._floor_view[0] is pose:
             return self._floor_view[1]
-        box = self.rig.box
-        floor_mm = box.floor_height_mm + self.rig.meteor.diameter_mm / 2
-        corners = pose.box_to_table(np.asarray(box.outline_mm, dtype=np.float64))
+        floor_mm = self._lying_on_floor_mm()
+        corners = pose.box_to_table(np.asarray(self.rig.box.outline_mm, dtype=np.float64))
         floor_px = camera.project(np.column_stack([corners, np.full(len(corners), floor_mm)]))
         centre = np.array([[*pose.box_to_table(np.zeros((1, 2)))[0], floor_mm]])
         diameter = float(camera.apparent_diameter_px(centre, self.rig.meteor.diameter_mm)[0])
@@ -1286,8 +1285,11 @@ class LaunchJudge:
     def _on_box_floor(self, pixels: np.ndarray) -> np.ndarray:
         """Where the camera rays through `pixels` (N×2) meet the height of a meteor lying on the box floor
         (N×3, table mm)."""
-        floor_mm = self.rig.box.floor_height_mm + self.rig.meteor.diameter_mm / 2
-        return self.calibration.camera.pixel_to_plane(pixels, floor_mm)
+        return self.calibration.camera.pixel_to_plane(pixels, self._lying_on_floor_mm())
+
+    def _lying_on_floor_mm(self) -> float:
+        """The height of the centre of a meteor lying on the box floor."""
+        return self.rig.box.floor_height_mm + self.rig.meteor.diameter_mm / 2
 
     def _near_edge(self, x: float, y: float, diameters: float = 2.0) -> bool:
         """Within `diameters` of the meteor's diameters (on the table) of the picture's edge."""
