@@ -30,7 +30,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
                         metavar="N", help="judge clips in N processes, 1 or 2 (default 1); the results are the same")
     parser.add_argument("--by-kind", action="store_true",
                         help="also break the figures down by kind of scene (meteor colour, resolution, frame rate, "
-                             "early throw, box marker size), read from the labels")
+                             "early throw, box marker size), read from the labels, and whether the table has the "
+                             "meteor's hue, from each clip's first frame")
 
 
 def run(args: argparse.Namespace) -> int:
@@ -96,7 +97,7 @@ def run(args: argparse.Namespace) -> int:
             from vision.scene_kinds import kinds_table
 
             print()
-            print(kinds_table([clip.truth for clip in clips], scores))
+            print(kinds_table([clip.truth for clip in clips], scores, [_table_hue(clip) for clip in clips]))
         print()
         print(format_tables(scores))
     if plots is not None:
@@ -105,6 +106,22 @@ def run(args: argparse.Namespace) -> int:
         for item in skipped:
             print(f"skipped {item.path.name}: {item.reason}", file=sys.stderr)
     return 0
+
+
+def _table_hue(clip) -> float | None:
+    """The angle between the clip's meteor and its table under the release (`table_hue_angle_deg`), from
+    the clip's first frame."""
+    from vision.scene_kinds import table_hue_angle_deg
+    from vision.video import VideoError, read_frames
+
+    frames = read_frames(clip.video_path)
+    try:
+        _index, first = next(frames)
+    except (StopIteration, VideoError):
+        return None
+    finally:
+        frames.close()
+    return table_hue_angle_deg(clip.truth, first)
 
 
 def _check_writable(path: Path) -> None:

@@ -4,7 +4,10 @@ A figure over a whole set hides which scenes break the judge. `scene_kinds` name
 launch, the kinds it belongs to (meteor colour, how early the throw starts, resolution, frame rate,
 how large the box markers are in the picture); `kinds_table` gives the main figures for every kind
 seen, so `meteors-judge eval --by-kind` shows where the failures are. Everything comes from the
-label (its scene, camera and events), so any labelled set can be broken down, from any simulator.
+label (its scene, camera and events), so any labelled set can be broken down, from any simulator;
+one kind also reads the clip's first frame: whether the table where the meteor leaves the hand has
+the meteor's hue (`table_hue_angle_deg`), which a detector that tells the meteor by its colour
+direction cannot see past.
 """
 
 from __future__ import annotations
@@ -21,6 +24,7 @@ LOW_COLOUR_SATURATION = 0.35  # HSV saturation under this: a white, grey, black 
 DARK_VALUE = 0.3  # HSV value under this: a near-black meteor
 EARLY_RELEASE_S = 0.5  # released this soon after the clip's first frame: no empty table to learn first
 READABLE_MARKER_PX = 14.0  # box markers whose sides are all shorter than this are hard to read
+TABLE_HUE_DEG = 12.0  # the table's colour this near the meteor's (the angle between the RGB vectors)
 
 
 def box_marker_side_px(truth: LaunchTruth) -> float | None:
@@ -37,8 +41,30 @@ def box_marker_side_px(truth: LaunchTruth) -> float | None:
     return max(sides)
 
 
-def scene_kinds(truth: LaunchTruth) -> list[str]:
-    """The kinds of scene this labelled launch belongs to (each a short name a person can read)."""
+def table_hue_angle_deg(truth: LaunchTruth, first_frame_bgr: np.ndarray) -> float | None:
+    """The angle (degrees) between the meteor's colour and the table's under its release, in the clip's
+    first frame: the median of a square two meteor diameters wide round the release point's foot, as
+    the label's camera sees it (None: no camera, or the point outside the picture)."""
+    if truth.camera is None:
+        return None
+    foot = np.array([[*truth.release.table_mm, 0.0]])
+    x, y = truth.camera.project(foot)[0]
+    half = max(4, int(truth.camera.apparent_diameter_px(foot, truth.scene.meteor.diameter_mm)[0]))
+    height, width = first_frame_bgr.shape[:2]
+    if not (half <= x < width - half and half <= y < height - half):
+        return None
+    patch = first_frame_bgr[int(y) - half : int(y) + half + 1, int(x) - half : int(x) + half + 1]
+    table_rgb = np.median(patch.reshape(-1, 3), axis=0)[::-1]
+    meteor_rgb = np.asarray(truth.scene.meteor.rgb, dtype=np.float64)
+    norms = float(np.linalg.norm(table_rgb) * np.linalg.norm(meteor_rgb))
+    if norms < 1e-6:
+        return None
+    return float(np.degrees(np.arccos(np.clip(table_rgb @ meteor_rgb / norms, -1.0, 1.0))))
+
+
+def scene_kinds(truth: LaunchTruth, table_hue_deg: float | None = None) -> list[str]:
+    """The kinds of scene this labelled launch belongs to (each a short name a person can read);
+    with `table_hue_deg` (`table_hue_angle_deg`), whether the meteor has the table's hue."""
     red, green, blue = (value / 255 for value in truth.scene.meteor.rgb)
     _hue, saturation, value = colorsys.rgb_to_hsv(red, green, blue)
     width, height = truth.frame_size
@@ -52,6 +78,8 @@ def scene_kinds(truth: LaunchTruth) -> list[str]:
     ]
     if value < DARK_VALUE:
         kinds.append("dark meteor")
+    if table_hue_deg is not None:
+        kinds.append("meteor of the table's hue" if table_hue_deg < TABLE_HUE_DEG else "meteor unlike the table")
     side_px = box_marker_side_px(truth)
     if side_px is not None:
         kinds.append(f"box markers < {READABLE_MARKER_PX:g} px" if side_px < READABLE_MARKER_PX
@@ -59,13 +87,16 @@ def scene_kinds(truth: LaunchTruth) -> list[str]:
     return kinds
 
 
-def kinds_table(truths: Sequence[LaunchTruth], scores: Sequence) -> str:
+def kinds_table(
+    truths: Sequence[LaunchTruth], scores: Sequence, table_hues_deg: Sequence[float | None] | None = None
+) -> str:
     """A text table: per kind of scene, its clips, outcome accuracy, launches missed, disputed rate,
-    confident wrong calls and the median release and rest errors. `scores` are `ClipScore`s in the
-    order of `truths`."""
+    confident wrong calls and the median release and rest errors. `scores` are `ClipScore`s and
+    `table_hues_deg` (when given) each clip's `table_hue_angle_deg`, in the order of `truths`."""
     groups: dict[str, list] = {"all": list(scores)}
-    for truth, score in zip(truths, scores, strict=True):
-        for kind in scene_kinds(truth):
+    hues = table_hues_deg if table_hues_deg is not None else [None] * len(truths)
+    for truth, score, hue in zip(truths, scores, hues, strict=True):
+        for kind in scene_kinds(truth, hue):
             groups.setdefault(kind, []).append(score)
     header = ("kind", "clips", "outcome", "missed", "disputed", "conf. wrong", "release med", "rest med")
     lines = [header]

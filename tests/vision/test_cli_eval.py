@@ -81,6 +81,9 @@ def test_eval_by_kind_breaks_the_figures_down_by_scene(capsys, folder):
     labels = [load_label(SAMPLES / f"{name}.json") for name in NAMES]
     sizes = {f"{label.frame_size[0]}x{label.frame_size[1]}" for label in labels}
     assert sum(int(rows[size][1]) for size in sizes) == 2
+    # read from each clip's first frame: every clip is of the table's hue or unlike it
+    hues = [kind for kind in ("meteor of the table's hue", "meteor unlike the table") if kind in rows]
+    assert sum(int(rows[kind][len(kind.split())]) for kind in hues) == 2
 
 
 def _run_on_a_terminal(command: list[str]) -> tuple[int, str]:

@@ -1,10 +1,15 @@
-"""Kinds of scene are read from a label alone, and the figures per kind add up."""
+"""Kinds of scene are read from a label (and the table's hue from the clip's first frame), and the
+figures per kind add up."""
 
 from pathlib import Path
 
+import numpy as np
+import pytest
+
 from calibration.truth import load_label
 from vision.evaluate import score_clip
-from vision.scene_kinds import box_marker_side_px, kinds_table, scene_kinds
+from vision.scene_kinds import box_marker_side_px, kinds_table, scene_kinds, table_hue_angle_deg
+from vision.video import read_frames
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_videos"
 
@@ -40,3 +45,32 @@ def test_the_table_counts_each_clip_once_per_kind():
     assert rows["640x480"][1] == "2"
     assert rows["hard_velociraptor"][1] == "1"
     assert table.splitlines()[0].split()[:2] == ["kind", "clips"]
+
+
+def _first_frame(name: str):
+    return next(read_frames(SAMPLES / f"{name}.mp4"))[1]
+
+
+def test_a_meteor_of_the_tables_hue_is_told_from_one_unlike_it_by_the_clips_first_frame():
+    # clip_025: a brown meteor on a brown table; clip_006: a green meteor on a purple one
+    brown = load_label(SAMPLES / "clip_025.json")
+    green = load_label(SAMPLES / "clip_006.json")
+    brown_deg = table_hue_angle_deg(brown, _first_frame("clip_025"))
+    green_deg = table_hue_angle_deg(green, _first_frame("clip_006"))
+    assert brown_deg is not None and brown_deg < 3.0
+    assert green_deg is not None and green_deg > 25.0
+    assert "meteor of the table's hue" in scene_kinds(brown, brown_deg)
+    assert "meteor unlike the table" in scene_kinds(green, green_deg)
+    assert not {"meteor of the table's hue", "meteor unlike the table"} & set(scene_kinds(brown))
+
+
+def test_the_table_hue_is_the_angle_between_the_meteor_and_the_table_under_the_release():
+    label = load_label(SAMPLES / "clip_006.json")
+    frame = np.zeros((*label.frame_size[::-1], 3), np.uint8)
+    frame[:] = label.scene.meteor.rgb[::-1]  # a table of the meteor's own colour
+    assert table_hue_angle_deg(label, frame) == pytest.approx(0.0, abs=0.5)
+    frame[:] = (0, 0, 255)  # pure red
+    red = np.array([1.0, 0.0, 0.0])
+    meteor = np.asarray(label.scene.meteor.rgb, float)
+    expected = np.degrees(np.arccos(meteor @ red / np.linalg.norm(meteor)))
+    assert table_hue_angle_deg(label, frame) == pytest.approx(expected, abs=0.5)
