@@ -6,7 +6,9 @@ Cheap by design (the judge must run several times faster than real time on one c
   *meteor-coloured* when its colour points the same way as the meteor's (the angle between the two
   RGB vectors is small) and its brightness is within a broad band of the meteor's. The angle test
   ignores shading across the sphere and lighting drift, and rejects shadows, which are the table's
-  hue made darker.
+  hue made darker. Against the background a pixel must also be nearer in hue to the meteor than to
+  the table under it; where the table's hue is the meteor's own, it must instead have changed from
+  the table as the meteor would change it, and not as a shadow does (`TableHue`).
 - Connected components of that mask, of a plausible size for the meteor, are the candidates; the one
   nearest the tracker's prediction (inside its gate) wins, else the most meteor-like.
 - The winner is refined in a small full-resolution window: its centroid (for a motion-blurred streak,
@@ -31,6 +33,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import cv2
 import numpy as np
@@ -46,6 +49,26 @@ MIN_CONTRAST = 300.0  # |meteor − background|² below this: the meteor cannot 
 # colour differs from the table's by more than this (summed over B, G, R, after the lighting's drift)
 HAND_RING_DIAMETERS = (2.0, 4.0)
 HAND_LEVEL = 25.0
+
+
+class TableHue(NamedTuple):
+    """A meteor of about the table's hue fails the hue test against the background, which rejects
+    shadows and a table of a similar colour. On a table whose hue is within `table_deg` of the
+    meteor's (the first background's median), over a background of about the meteor's hue a pixel is
+    kept as well when it is the background plus at least `min_alpha` of (meteor − background), unless
+    it is a shadow (the background darkened with its hue kept to within `shadow_cos2`). The
+    refinement keeps to the hue test's sharper outline wherever that still holds the blob."""
+
+    table_deg: float = 12.0
+    like_cos2: float = math.cos(math.radians(15.0)) ** 2  # the background's hue this near the meteor's
+    # a deep shadow on a pale table is most of the way from the table to a near-black meteor: only a
+    # change nearly all the meteor's is taken for it
+    min_alpha: float = 0.8
+    shadow_cos2: float = math.cos(math.radians(3.0)) ** 2
+    refine_share: float = 0.3
+
+
+TABLE_HUE = TableHue()
 
 
 @dataclass(slots=True)
@@ -90,6 +113,7 @@ class MeteorDetector:
         self.diameter_range_px = (float(diameter_range_px[0]), float(diameter_range_px[1]))
         self.set_colour(meteor_rgb, max_angle_deg, brightness_range)
         self.background: np.ndarray | None = None  # float32 small frame
+        self.table_hue_is_the_meteors = False  # the table's hue (the first background's median) near the meteor's
         self.full_background: np.ndarray | None = None  # float32 full frame, refreshed every few frames
         self._full_background_frozen: np.ndarray | None = None  # its read-only copy, until it next changes
         self._learned_bgr: np.ndarray | None = None  # the meteor's mean colour as this camera sees it
@@ -180,7 +204,9 @@ class MeteorDetector:
         along2 = cv2.multiply(along, along, dst=along2, scale=self._inv_cos2)
         return cv2.compare(along2, squared, cv2.CMP_GE), pixels, along2
 
-    def _background_test(self, mask: np.ndarray, pixels: np.ndarray, along2: np.ndarray, background: np.ndarray):
+    def _background_test(
+        self, mask: np.ndarray, pixels: np.ndarray, along2: np.ndarray, background: np.ndarray, table_hue: bool = True
+    ):
         """Clear, in place, the pixels of `mask` nearer in hue to the background than to the meteor."""
         cross = cv2.transform(cv2.multiply(pixels, background), self._ones)  # p·b
         bb = cv2.transform(cv2.multiply(background, background), self._ones_plus)  # |b|² + 1
@@ -188,7 +214,44 @@ class MeteorDetector:
         keep = cv2.compare(
             cv2.multiply(along2, bb), cv2.multiply(cross, cross, scale=1.02 * self._inv_cos2), cv2.CMP_GT
         )
+        if table_hue and self.table_hue_is_the_meteors:
+            cv2.bitwise_or(keep, self._changed_as_by_the_meteor(pixels, background, cross, bb), dst=keep)
         cv2.bitwise_and(mask, keep, dst=mask)
+
+    def _refinement_background_test(
+        self, mask: np.ndarray, pixels: np.ndarray, along2: np.ndarray, background: np.ndarray
+    ) -> None:
+        """`_background_test` for the full-resolution refinement: the hue test alone where it keeps the
+        blob (at least `TableHue.refine_share` of what the table-hue test would keep), else with it."""
+        if not self.table_hue_is_the_meteors:
+            self._background_test(mask, pixels, along2, background)
+            return
+        with_table_hue = mask.copy()
+        self._background_test(mask, pixels, along2, background, table_hue=False)
+        self._background_test(with_table_hue, pixels, along2, background)
+        if cv2.countNonZero(mask) < TABLE_HUE.refine_share * cv2.countNonZero(with_table_hue):
+            np.copyto(mask, with_table_hue)
+
+    def _hue_angle_deg(self, bgr: np.ndarray) -> float:
+        """The angle between a colour (BGR) and the meteor's, in degrees."""
+        norm = float(np.linalg.norm(bgr))
+        if norm < 1e-3:
+            return 90.0
+        return math.degrees(math.acos(min(1.0, float(np.dot(bgr, self.direction)) / norm)))
+
+    def _changed_as_by_the_meteor(
+        self, pixels: np.ndarray, background: np.ndarray, cross: np.ndarray, bb: np.ndarray
+    ) -> np.ndarray:
+        """uint8 mask of the pixels where a background of about the meteor's hue changed as the meteor
+        would change it (see `TABLE_HUE`), and not as a shadow does. `cross` is p·b, `bb` |b|² + 1."""
+        changed, _alpha = self.alpha_mask(pixels, background, TABLE_HUE.min_alpha)
+        b_along = cv2.transform(background, self._along)  # b·d
+        meteor_hue = cv2.compare(cv2.multiply(b_along, b_along), cv2.multiply(bb, TABLE_HUE.like_cos2), cv2.CMP_GE)
+        cv2.bitwise_and(changed, meteor_hue, dst=changed)
+        pp = cv2.transform(cv2.multiply(pixels, pixels), self._ones_plus)  # |p|² + 1
+        shadow = cv2.compare(cv2.multiply(cross, cross), cv2.multiply(pp, bb, scale=TABLE_HUE.shadow_cos2), cv2.CMP_GE)
+        cv2.bitwise_and(shadow, cv2.compare(pp, bb, cv2.CMP_LT), dst=shadow)
+        return cv2.bitwise_and(changed, cv2.bitwise_not(shadow), dst=changed)
 
     def frozen_full_background(self) -> np.ndarray | None:
         """A read-only copy of the full-resolution background as it is now, shared by all who ask before
@@ -255,6 +318,7 @@ class MeteorDetector:
         """Blend `small` into the background, except in a disc (x, y, radius; full-res px) around the meteor."""
         if self.background is None:
             self.background = small.astype(np.float32)
+            self.table_hue_is_the_meteors = self._hue_angle_deg(np.median(small, axis=(0, 1))) < TABLE_HUE.table_deg
             return
         if exclude is None:
             cv2.accumulateWeighted(small, self.background, rate)
@@ -421,9 +485,11 @@ class MeteorDetector:
             self.last_boxes[label] = ((x0 + sx0) * s, (y0 + sy0) * s, (x0 + sx0 + bw) * s, (y0 + sy0 + bh) * s)
         return found
 
-    def alpha_mask(self, image_bgr: np.ndarray, background: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-        """uint8 mask of the pixels that are background + alpha·(meteor − background) (see
-        `FAINT_MIN_ALPHA`), and alpha itself (float32, unclipped)."""
+    def alpha_mask(
+        self, image_bgr: np.ndarray, background: np.ndarray, min_alpha: float = FAINT_MIN_ALPHA
+    ) -> tuple[np.ndarray, np.ndarray]:
+        """uint8 mask of the pixels that are background + alpha·(meteor − background), alpha at least
+        `min_alpha` (see `FAINT_MIN_ALPHA`), and alpha itself (float32, unclipped)."""
         colour = self._learned_bgr if self._learned_bgr is not None else self._meteor_bgr
         ref = cv2.subtract((float(colour[0]), float(colour[1]), float(colour[2]), 0.0), background)
         delta = cv2.subtract(image_bgr.astype(np.float32), background)
@@ -432,7 +498,7 @@ class MeteorDetector:
         dd = cv2.transform(cv2.multiply(delta, delta), self._ones)  # |p − b|²
         alpha = cv2.divide(dr, rr)
         cos2 = math.cos(math.radians(FAINT_MAX_ANGLE_DEG)) ** 2
-        mask = cv2.compare(alpha, FAINT_MIN_ALPHA, cv2.CMP_GE)
+        mask = cv2.compare(alpha, min_alpha, cv2.CMP_GE)
         cv2.bitwise_and(mask, cv2.compare(cv2.multiply(dr, dr), cv2.multiply(dd, rr, scale=cos2), cv2.CMP_GE), dst=mask)
         cv2.bitwise_and(mask, cv2.compare(rr, MIN_CONTRAST, cv2.CMP_GE), dst=mask)
         return mask, alpha
@@ -623,7 +689,7 @@ class MeteorDetector:
                 big = big[by0 - sy0 * s : by1 - sy0 * s, bx0 - sx0 * s : bx1 - sx0 * s]
                 if big.shape[:2] == (mh, mw):
                     box = (slice(my, my + mh), slice(mx, mx + mw))
-                    self._background_test(mask[box], pixels[box], along2[box], big)
+                    self._refinement_background_test(mask[box], pixels[box], along2[box], big)
         # opening and components over the mask's bounding box (a 2 px margin: the same result as
         # on the whole window)
         mx0, my0 = max(0, mx - 2), max(0, my - 2)

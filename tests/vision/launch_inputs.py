@@ -4,18 +4,30 @@ flight impacts made to order."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
+import vision.detector as detector
 import vision.pipeline as pipeline
 from calibration.camera import CameraModel
 from calibration.truth import load_label
 from vision.flight import FlightImpact
 from vision.landing import herd_line_signed, herd_normal
 from vision.runner import RunResult, run_judge
+
+
+@contextmanager
+def hue_test_only() -> Iterator[None]:
+    """The detector without its table-hue test (`vision.detector.TableHue`), as it was when a clip was
+    chosen to show a mechanism that the table-hue test now spares it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(detector, "TABLE_HUE", detector.TableHue(table_deg=0.0))
+        yield
 
 
 def judge_labelled(video: Path, label, **options) -> RunResult:

@@ -9,10 +9,10 @@ TABLE_BGR = (60, 100, 140)
 METEOR_RGB = (245, 135, 20)
 
 
-def _table(width=640, height=360, seed=0):
+def _table(width=640, height=360, seed=0, colour_bgr=TABLE_BGR):
     rng = np.random.default_rng(seed)
     frame = np.zeros((height, width, 3), np.uint8)
-    frame[:] = TABLE_BGR
+    frame[:] = colour_bgr
     noise = rng.normal(0, 3, (height, width, 1))
     return np.clip(frame + noise, 0, 255).astype(np.uint8)
 
@@ -245,3 +245,36 @@ def test_a_palm_near_the_meteor_is_seen_through_a_lighting_drift():
     # the touch ring right round the meteor does not see that skin
     detector.candidates(detector.reduce(held))
     assert detector.touching(300.0, 180.0, 16.0) < 0.2
+
+
+BROWN_TABLE_RGB = (120, 90, 60)
+DARK_BROWN_METEOR_RGB = (60, 48, 24)  # 4.8° from the table's hue: the hue test cannot tell them apart
+
+
+def _brown_table_and_detector():
+    table = _table(colour_bgr=BROWN_TABLE_RGB[::-1])
+    detector = MeteorDetector((table.shape[1], table.shape[0]), DARK_BROWN_METEOR_RGB, (10.0, 40.0), scale=2)
+    detector.update_background(detector.reduce(table), None, 1.0)
+    detector.update_full_background(table, None, 1.0)
+    return table, detector
+
+
+def test_a_meteor_of_the_tables_hue_is_found_by_how_it_changes_the_table():
+    table, detector = _brown_table_and_detector()
+    frame = _disc(table, 300.3, 170.6, 20.0, DARK_BROWN_METEOR_RGB)
+    found = detector.candidates(detector.reduce(frame))
+    assert len(found) == 1
+    x, y, area, _frac, label = found[0]
+    detection = detector.refine(frame, x, y, area, detector.last_boxes[label])
+    assert abs(detection.x - 300.3) < 0.5 and abs(detection.y - 170.6) < 0.5
+    assert abs(detection.diameter_px - 20.0) < 2.0
+    assert detector.candidates(detector.reduce(table)) == []
+
+
+def test_on_a_table_of_the_meteors_hue_a_shadow_is_not_taken_for_the_meteor():
+    table, detector = _brown_table_and_detector()
+    shadowed = table.copy()
+    darker = tuple(int(c * 0.5) for c in BROWN_TABLE_RGB[::-1])  # as dark as the meteor, the table's hue
+    cv2.circle(shadowed, (300, 170), 10, darker, -1)
+    cv2.ellipse(shadowed, (420, 120), (40, 12), 30, 0, 360, darker, -1)
+    assert detector.candidates(detector.reduce(shadowed)) == []

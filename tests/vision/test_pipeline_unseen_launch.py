@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
-from launch_inputs import judge_labelled
+from launch_inputs import hue_test_only, judge_labelled
 
 import vision.pipeline as pipeline
 from calibration.truth import load_label
@@ -116,7 +116,8 @@ def test_a_meteor_flying_while_the_tracker_holds_something_else_is_found_and_jud
     launch was judged at all. The search for a meteor flying elsewhere finds it one frame after its
     release, and the launch is judged from there, disputed: its release was not seen."""
     label = load_label(FLYING.with_suffix(".json"))
-    result = judge_labelled(FLYING, label)
+    with hue_test_only():  # with the table-hue test the tracker follows the meteor from the hand
+        result = judge_labelled(FLYING, label)
     found = [item.event for item in result.events if item.event.message.startswith("meteor found flying")]
     assert len(found) == 1
     assert label.release.frame < found[0].frame < label.entered_box_frame
@@ -132,5 +133,6 @@ def test_a_meteor_flying_while_the_tracker_holds_something_else_is_found_and_jud
 def test_without_the_search_for_a_meteor_flying_elsewhere_that_launch_goes_unjudged():
     """The same clip with the search switched off: the judge's old failure, which the search mends."""
     label = load_label(FLYING.with_suffix(".json"))
-    result = judge_labelled(FLYING, label, judge=_judge_without_flying_search(label))
+    with hue_test_only():
+        result = judge_labelled(FLYING, label, judge=_judge_without_flying_search(label))
     assert result.verdicts == []
