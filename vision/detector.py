@@ -85,6 +85,14 @@ class Detection:
     axis_rad: float | None = None  # direction of the blob's major axis (image radians; faint streaks only)
 
 
+def colour_angle_deg(first: np.ndarray, second: np.ndarray) -> float | None:
+    """The angle (degrees) between two colours as vectors (same channel order); None for black."""
+    norms = float(np.linalg.norm(first) * np.linalg.norm(second))
+    if norms < 1e-6:
+        return None
+    return math.degrees(math.acos(float(np.clip(np.dot(first, second) / norms, -1.0, 1.0))))
+
+
 def colour_basis(rgb: tuple[int, int, int] | np.ndarray) -> tuple[np.ndarray, float]:
     """The unit BGR direction of the meteor's colour and its brightness along that direction."""
     bgr = np.asarray(rgb, dtype=np.float32)[::-1].copy()
@@ -204,18 +212,12 @@ class MeteorDetector:
         along2 = cv2.multiply(along, along, dst=along2, scale=self._inv_cos2)
         return cv2.compare(along2, squared, cv2.CMP_GE), pixels, along2
 
-    def _background_test(
-        self, mask: np.ndarray, pixels: np.ndarray, along2: np.ndarray, background: np.ndarray, table_hue: bool = True
-    ):
-        """Clear, in place, the pixels of `mask` nearer in hue to the background than to the meteor."""
-        cross = cv2.transform(cv2.multiply(pixels, background), self._ones)  # p·b
-        bb = cv2.transform(cv2.multiply(background, background), self._ones_plus)  # |b|² + 1
-        # cos²(p, meteor) > cos²(p, background):  (p·d)²·|b|² > 1.02·(p·b)²
-        keep = cv2.compare(
-            cv2.multiply(along2, bb), cv2.multiply(cross, cross, scale=1.02 * self._inv_cos2), cv2.CMP_GT
-        )
-        if table_hue and self.table_hue_is_the_meteors:
-            cv2.bitwise_or(keep, self._changed_as_by_the_meteor(pixels, background, cross, bb), dst=keep)
+    def _background_test(self, mask: np.ndarray, pixels: np.ndarray, along2: np.ndarray, background: np.ndarray):
+        """Clear, in place, the pixels of `mask` nearer in hue to the background than to the meteor (on a
+        table of the meteor's hue, unless they changed the background as the meteor would)."""
+        keep, changed = self._background_keeps(pixels, along2, background)
+        if changed is not None:
+            cv2.bitwise_or(keep, changed, dst=keep)
         cv2.bitwise_and(mask, keep, dst=mask)
 
     def _refinement_background_test(
@@ -223,21 +225,29 @@ class MeteorDetector:
     ) -> None:
         """`_background_test` for the full-resolution refinement: the hue test alone where it keeps the
         blob (at least `TableHue.refine_share` of what the table-hue test would keep), else with it."""
-        if not self.table_hue_is_the_meteors:
-            self._background_test(mask, pixels, along2, background)
+        keep, changed = self._background_keeps(pixels, along2, background)
+        if changed is None:
+            cv2.bitwise_and(mask, keep, dst=mask)
             return
-        with_table_hue = mask.copy()
-        self._background_test(mask, pixels, along2, background, table_hue=False)
-        self._background_test(with_table_hue, pixels, along2, background)
+        with_table_hue = cv2.bitwise_and(mask, cv2.bitwise_or(keep, changed))
+        cv2.bitwise_and(mask, keep, dst=mask)
         if cv2.countNonZero(mask) < TABLE_HUE.refine_share * cv2.countNonZero(with_table_hue):
             np.copyto(mask, with_table_hue)
 
-    def _hue_angle_deg(self, bgr: np.ndarray) -> float:
-        """The angle between a colour (BGR) and the meteor's, in degrees."""
-        norm = float(np.linalg.norm(bgr))
-        if norm < 1e-3:
-            return 90.0
-        return math.degrees(math.acos(min(1.0, float(np.dot(bgr, self.direction)) / norm)))
+    def _background_keeps(
+        self, pixels: np.ndarray, along2: np.ndarray, background: np.ndarray
+    ) -> tuple[np.ndarray, np.ndarray | None]:
+        """The pixels nearer in hue to the meteor than to the background, and (on a table of the
+        meteor's hue, else None) those that changed the background as the meteor would."""
+        cross = cv2.transform(cv2.multiply(pixels, background), self._ones)  # p·b
+        bb = cv2.transform(cv2.multiply(background, background), self._ones_plus)  # |b|² + 1
+        # cos²(p, meteor) > cos²(p, background):  (p·d)²·|b|² > 1.02·(p·b)²
+        keep = cv2.compare(
+            cv2.multiply(along2, bb), cv2.multiply(cross, cross, scale=1.02 * self._inv_cos2), cv2.CMP_GT
+        )
+        if not self.table_hue_is_the_meteors:
+            return keep, None
+        return keep, self._changed_as_by_the_meteor(pixels, background, cross, bb)
 
     def _changed_as_by_the_meteor(
         self, pixels: np.ndarray, background: np.ndarray, cross: np.ndarray, bb: np.ndarray
@@ -318,7 +328,8 @@ class MeteorDetector:
         """Blend `small` into the background, except in a disc (x, y, radius; full-res px) around the meteor."""
         if self.background is None:
             self.background = small.astype(np.float32)
-            self.table_hue_is_the_meteors = self._hue_angle_deg(np.median(small, axis=(0, 1))) < TABLE_HUE.table_deg
+            angle = colour_angle_deg(np.median(small, axis=(0, 1)), self.direction)
+            self.table_hue_is_the_meteors = angle is not None and angle < TABLE_HUE.table_deg
             return
         if exclude is None:
             cv2.accumulateWeighted(small, self.background, rate)

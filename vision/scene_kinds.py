@@ -19,12 +19,12 @@ from collections.abc import Sequence
 import numpy as np
 
 from calibration.truth import LaunchTruth
+from vision.detector import TABLE_HUE, colour_angle_deg
 
 LOW_COLOUR_SATURATION = 0.35  # HSV saturation under this: a white, grey, black or brown meteor
 DARK_VALUE = 0.3  # HSV value under this: a near-black meteor
 EARLY_RELEASE_S = 0.5  # released this soon after the clip's first frame: no empty table to learn first
 READABLE_MARKER_PX = 14.0  # box markers whose sides are all shorter than this are hard to read
-TABLE_HUE_DEG = 12.0  # the table's colour this near the meteor's (the angle between the RGB vectors)
 
 
 def box_marker_side_px(truth: LaunchTruth) -> float | None:
@@ -55,11 +55,7 @@ def table_hue_angle_deg(truth: LaunchTruth, first_frame_bgr: np.ndarray) -> floa
         return None
     patch = first_frame_bgr[int(y) - half : int(y) + half + 1, int(x) - half : int(x) + half + 1]
     table_rgb = np.median(patch.reshape(-1, 3), axis=0)[::-1]
-    meteor_rgb = np.asarray(truth.scene.meteor.rgb, dtype=np.float64)
-    norms = float(np.linalg.norm(table_rgb) * np.linalg.norm(meteor_rgb))
-    if norms < 1e-6:
-        return None
-    return float(np.degrees(np.arccos(np.clip(table_rgb @ meteor_rgb / norms, -1.0, 1.0))))
+    return colour_angle_deg(table_rgb, np.asarray(truth.scene.meteor.rgb, dtype=np.float64))
 
 
 def scene_kinds(truth: LaunchTruth, table_hue_deg: float | None = None) -> list[str]:
@@ -79,7 +75,7 @@ def scene_kinds(truth: LaunchTruth, table_hue_deg: float | None = None) -> list[
     if value < DARK_VALUE:
         kinds.append("dark meteor")
     if table_hue_deg is not None:
-        kinds.append("meteor of the table's hue" if table_hue_deg < TABLE_HUE_DEG else "meteor unlike the table")
+        kinds.append("meteor of the table's hue" if table_hue_deg < TABLE_HUE.table_deg else "meteor unlike the table")
     side_px = box_marker_side_px(truth)
     if side_px is not None:
         kinds.append(f"box markers < {READABLE_MARKER_PX:g} px" if side_px < READABLE_MARKER_PX
