@@ -256,7 +256,7 @@ class MeteorDetector:
         would change it (see `TABLE_HUE`), and not as a shadow does. `cross` is p·b, `bb` |b|² + 1."""
         changed, _alpha = self.alpha_mask(pixels, background, TABLE_HUE.min_alpha)
         b_along = cv2.transform(background, self._along)  # b·d
-        meteor_hue = cv2.compare(cv2.multiply(b_along, b_along), cv2.multiply(bb, TABLE_HUE.like_cos2), cv2.CMP_GE)
+        meteor_hue = cv2.compare(cv2.multiply(b_along, b_along), bb * np.float32(TABLE_HUE.like_cos2), cv2.CMP_GE)
         cv2.bitwise_and(changed, meteor_hue, dst=changed)
         pp = cv2.transform(cv2.multiply(pixels, pixels), self._ones_plus)  # |p|² + 1
         shadow = cv2.compare(cv2.multiply(cross, cross), cv2.multiply(pp, bb, scale=TABLE_HUE.shadow_cos2), cv2.CMP_GE)
@@ -509,9 +509,9 @@ class MeteorDetector:
         dd = cv2.transform(cv2.multiply(delta, delta), self._ones)  # |p − b|²
         alpha = cv2.divide(dr, rr)
         cos2 = math.cos(math.radians(FAINT_MAX_ANGLE_DEG)) ** 2
-        mask = cv2.compare(alpha, min_alpha, cv2.CMP_GE)
+        mask = _at_least(alpha, min_alpha)
         cv2.bitwise_and(mask, cv2.compare(cv2.multiply(dr, dr), cv2.multiply(dd, rr, scale=cos2), cv2.CMP_GE), dst=mask)
-        cv2.bitwise_and(mask, cv2.compare(rr, MIN_CONTRAST, cv2.CMP_GE), dst=mask)
+        cv2.bitwise_and(mask, _at_least(rr, MIN_CONTRAST), dst=mask)
         return mask, alpha
 
     def refine_faint(
@@ -808,6 +808,12 @@ def kept_as_it_is_now(image: np.ndarray | None) -> np.ndarray | None:
     if image is None:
         return None
     return image if not image.flags.writeable else image.copy()
+
+
+def _at_least(values: np.ndarray, level: float) -> np.ndarray:
+    """uint8 mask (255) of `values` ≥ `level`. With numpy: OpenCV takes an array of up to four
+    values in one column for a scalar when the other operand is a number, and answers 4×1."""
+    return np.where(values >= level, np.uint8(255), np.uint8(0))
 
 
 def _principal_axes(moments: dict) -> tuple[float, float, float]:

@@ -278,3 +278,15 @@ def test_on_a_table_of_the_meteors_hue_a_shadow_is_not_taken_for_the_meteor():
     cv2.circle(shadowed, (300, 170), 10, darker, -1)
     cv2.ellipse(shadowed, (420, 120), (40, 12), 30, 0, 360, darker, -1)
     assert detector.candidates(detector.reduce(shadowed)) == []
+
+
+def test_a_one_pixel_speck_on_a_table_of_the_meteors_hue_is_no_meteor_and_no_error():
+    # OpenCV takes a one-pixel picture for a scalar beside a number: the tests must still answer per pixel
+    table, detector = _brown_table_and_detector()
+    frame = table.copy()
+    frame[170, 300] = DARK_BROWN_METEOR_RGB[::-1]
+    assert detector.refine(frame, 300.0, 170.0, 1.0) is None
+    speck, under = frame[170:171, 300:301], detector.full_background[170:171, 300:301]
+    mask, alpha = detector.alpha_mask(speck, under, 0.8)
+    assert mask.shape == alpha.shape == (1, 1)
+    assert detector.colour_mask(speck, under).shape == (1, 1)
