@@ -261,7 +261,9 @@ class LaunchJudge:
             self._flung_away() or self._vanished_leaving_hold()
         ):
             self._decide(self._last_frame, events, lost=True, final=True)
-        elif self.state == "in_hand" and (doubt := self._stopped_after_moving(ended=True)):
+        elif self.state == "in_hand" and (
+            doubt := self._stopped_after_moving(ended=True) or self._held_in_box_at_end()
+        ):
             self._restore_put_down()
             self._decide(self._last_frame, events, lost=False, final=True, doubt=doubt)
         elif self.state in ("in_hand", "in_flight") and self._frames:
@@ -1359,6 +1361,30 @@ class LaunchJudge:
         while stop > 0 and math.hypot(px[2 * stop - 2] - x, px[2 * stop - 1] - y) <= tolerance:
             stop -= 1
         return unjudged.stopped_in_hand(travel_px / self._px_per_mm, far[0], frames[stop], ended)
+
+    def _held_in_box_at_end(self) -> str | None:
+        """Why a meteor taken for held, still inside the box when the footage ends, is judged as landed
+        there; None when it is not. Nobody holds the meteor still in the box: the hand the touch ring
+        sees there is the box's own change round it (a bumped box, a dark meteor's shadow). It must be a
+        launch's meteor: seen outside the box (a sighting of the track, or of the flight dropped at a
+        put-down, beyond the box's outline), or found flying or lying in the box while something else
+        was held. A meteor lying in the box all along is no launch."""
+        if self.calibration is None or len(self._frames) < 2 or \
+                not self._is_still(min(len(self._frames) - 2, self._hold_frames())):
+            return None
+        frames, px = self._frames, self._px
+        if self._put_down is not None:
+            frames, px = self._put_down[0] + frames, self._put_down[1] + px
+        ground = self._on_box_floor(np.asarray(px, dtype=np.float64).reshape(-1, 2))[:, :2]
+        inside = [outline_signed_mm(self.rig, self.calibration.box_pose, point) > 0 for point in ground]
+        launched = not all(inside) or self._flight_unseen or self._found_flying is not None
+        if not inside[-1] or not launched:
+            return None
+        tolerance = self._grip_tolerance_px()
+        stop = len(frames) - 1
+        while stop > 0 and math.hypot(px[2 * stop - 2] - px[-2], px[2 * stop - 1] - px[-1]) <= tolerance:
+            stop -= 1
+        return unjudged.held_in_box_at_end(frames[stop])
 
     def _restore_put_down(self) -> None:
         """Put the flight dropped at a put-down (`_hold_again`) back before the track, to be judged with it."""

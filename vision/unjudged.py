@@ -65,6 +65,14 @@ def stopped_in_hand(travel_mm: float, first_frame: int, stop_frame: int, ended: 
     )
 
 
+def held_in_box_at_end(stop_frame: int) -> str:
+    """A disputed verdict's reason: taken for held in a hand, lying still in the box when the footage ended."""
+    return (
+        f"taken for held in a hand, but lying still in the box from frame {stop_frame} until the video ended; "
+        "judged as if it came to rest there"
+    )
+
+
 def found_after_loss(lost_frame: int, lost_where: str, found_frame: int) -> str:
     """A disputed verdict's reason: the meteor lost moving, then found lying still (its landing unseen)."""
     return (

@@ -22,8 +22,6 @@ WIDE_CLIPS = discover(WIDE)[0] if WIDE.is_dir() else []
 WIDE_WEAKNESSES: dict[str, str] = {
     "clip_012": "a near-black meteor held in both hands from the first frame: no launch found",
     "clip_031": "a near-black meteor on dark wood, 640×480 at 30 fps: no launch found",
-    "clip_018": "a grey meteor on a table of its hue, followed into the box by the table-hue test: its "
-    "first stop on the box floor is taken for a meteor carried in and put down, and no launch is judged",
 }
 
 

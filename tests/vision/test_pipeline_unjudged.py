@@ -175,6 +175,32 @@ def test_the_footage_ending_while_a_still_meteor_is_held_is_a_warning(judge, pla
     assert "on the launcher's side of the herd line" in message
 
 
+def test_the_footage_ending_while_a_meteor_taken_for_held_lies_still_in_the_box_judges_it_landed(judge, places):
+    """Nobody holds the meteor still in the box: taken for held there (the touch ring seeing the box's own
+    change round it) when the footage ends, after coming from outside the box, it landed there."""
+    release, rest = places
+    _track(judge, _line(release, rest, 20) + [rest] * 10, [HAND] * 30)  # at rest from frame 119, never free
+    judge.tracker.start(*rest)
+    judge.state = "in_hand"
+    judge._last_frame = 129
+    events = judge.finish()
+    assert [event.kind for event in events if event.kind == "verdict"] == ["verdict"]
+    verdict = judge.verdicts[0]
+    assert verdict.disputed and verdict.region == load_label(LABEL).region
+    assert ("taken for held in a hand, but lying still in the box from frame 119 until the video ended; judged as "
+            "if it came to rest there") in verdict.dispute_reasons
+
+
+def test_a_meteor_taken_for_held_in_the_box_all_along_is_a_warning_not_a_launch(judge, places):
+    _, rest = places
+    _track(judge, [rest] * 30, [HAND] * 30)
+    judge.tracker.start(*rest)
+    judge.state = "in_hand"
+    judge._last_frame = 129
+    events = judge.finish()
+    assert not judge.verdicts and [event.kind for event in events] == ["warning"]
+
+
 def test_a_meteor_found_lying_still_just_after_a_loss_is_that_launch_its_flight_unseen(judge, places):
     release, rest = places
     judge._lost_launch = (90, "(1, 2) px")
@@ -229,3 +255,25 @@ def test_a_recording_stopped_while_the_meteor_is_held_warns_in_analyze_json(tmp_
     assert found, warning
     held_mm = np.array([float(found[2]), float(found[3])])
     assert np.hypot(*(held_mm - label.release.table_mm)) < 150.0  # held where the push to the release begins
+
+
+BUMPED_BOX_CLIP = Path(__file__).resolve().parent / "clips" / "held_in_bumped_box_at_end_9101_261.mp4"
+
+
+def test_a_meteor_at_rest_in_a_bumped_box_when_the_footage_ends_is_judged_in_analyze_json(capsys):
+    """Seed 9101 clip_261 (640×480, 30 fps): the box was bumped before the launch and the meteor lies in it
+    from frame 30, the touch ring reading the box's change round it as a hand, until the footage ends at
+    frame 50. The launch is judged, disputed, at rest in the label's space, within two diameters of the
+    labelled rest."""
+    import json
+
+    from cli.main import main
+
+    label = load_label(BUMPED_BOX_CLIP.with_suffix(".json"))
+    assert main(["analyze", str(BUMPED_BOX_CLIP), "--rig", str(BUMPED_BOX_CLIP.with_suffix(".json")), "--json"]) == 0
+    [launch] = json.loads(capsys.readouterr().out)["launches"]
+    assert launch["disputed"] and launch["region"] == label.region == "triceratops"
+    assert any(reason.startswith("taken for held in a hand, but lying still in the box") for reason in
+               launch["dispute_reasons"])
+    rest_error_mm = np.hypot(*(np.array(launch["rest"]["table_mm"]) - label.rest.table_mm))
+    assert rest_error_mm < 2 * label.scene.meteor.diameter_mm
