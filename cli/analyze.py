@@ -122,7 +122,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"meteors-judge analyze: warning: {Path(args.clip).name}: {problem}", file=sys.stderr)
     if args.json:
         launches = [verdict.model_dump(mode="json") for verdict in result.verdicts]
-        print(json.dumps({"launches": launches, "warnings": warning_lines(result)}, indent=2))
+        print(json.dumps({"launches": launches, "warnings": result.warning_lines()}, indent=2))
         if result.calibration is None:  # standard output stays one JSON object: the why goes to standard error
             print(NEVER_CALIBRATED + "\n" + format_warnings(result), file=sys.stderr)
     else:
@@ -306,15 +306,8 @@ def format_summary(name: str, result: Any) -> str:
     return "\n\n".join(parts)
 
 
-def warning_lines(result: Any) -> list[str]:
-    """What the file could not give, then the judge's warnings (`frame N: ...`)."""
-    judge = [f"frame {item.event.frame}: {item.event.message}" for item in result.events
-             if item.event.kind == "warning"]
-    return [*result.decode_problems, *judge]
-
-
 def format_warnings(result: Any) -> str:
-    warnings = warning_lines(result)
+    warnings = result.warning_lines()
     if not warnings:
         return ""
     return "warnings:\n" + "\n".join(f"  {line}" for line in warnings)

@@ -129,6 +129,7 @@ class ClipScore:
     wrong: list[str] = field(default_factory=list)  # why the call is wrong (empty when right)
     notes: list[str] = field(default_factory=list)
     error: str | None = None
+    warnings: list[str] = field(default_factory=list)  # the judge's warning lines for the clip (`analyze --json`)
     # the matched verdict's measurements (`vision.evidence.LaunchEvidence`) and the doubt model's
     # probability that its ruling is right (None until a model is fitted): a doubt model is fitted
     # from these rows and their `truth` without judging the clips again
@@ -211,8 +212,9 @@ def score_clip(
     clip: str = "",
     video: str = "",
     error: str | None = None,
+    warnings: Iterable[str] = (),
 ) -> ClipScore:
-    """Compare the judge's verdicts on one clip with its label.
+    """Compare the judge's verdicts on one clip with its label (and keep the judge's `warnings`).
 
     The verdict matched to the labelled launch is the one whose release frame is nearest.
     A clip where no launch was found (or the judge failed, `error`) is wrong on every count
@@ -227,6 +229,7 @@ def score_clip(
         "launches_found": len(found),
         "herd_distance_mm": herd_distance,
         "error": error,
+        "warnings": list(warnings),
     }
     index = match_launch(truth, found)
     if index is None:
@@ -350,14 +353,16 @@ def summarize(scores: Sequence[ClipScore], skipped: Sequence[Skipped] = ()) -> d
         "wrong_calls": sum(s.is_wrong for s in scores),
         "confident_wrong_calls": sum(s.confident_wrong for s in scores),
         "missed_launches": sum(s.judged is None for s in scores),
+        # a launch missed in silence: no verdict, no judge error, and no warning a referee would see
+        "missed_launches_silent": sum(s.judged is None and s.error is None and not s.warnings for s in scores),
         "clips_with_extra_launches": sum(s.launches_found > 1 for s in scores),
     }
 
 
 # -- running the judge over a folder ---------------------------------------------------------
 
-JudgeClip = Callable[[Path, Rig, str], list[Any]]  # (video, rig, launch_mode) -> verdicts
-Judged = tuple[list[dict[str, Any]], str | None]  # (the verdicts as plain dicts, the judge's error or None)
+JudgeClip = Callable[[Path, Rig, str], tuple[list[Any], list[str]]]  # (video, rig, launch_mode) -> verdicts, warnings
+Judged = tuple[list[dict[str, Any]], list[str], str | None]  # (verdicts as plain dicts, warnings, error or None)
 
 
 def evaluate(
@@ -376,8 +381,9 @@ def evaluate(
 
     def done(index: int, judged: Judged) -> None:
         clip = clips[index]
-        verdicts, error = judged
-        score = score_clip(clip.truth, verdicts, clip=clip.name, video=clip.truth.video, error=error)
+        verdicts, warnings, error = judged
+        score = score_clip(clip.truth, verdicts, clip=clip.name, video=clip.truth.video, error=error,
+                           warnings=warnings)
         scores[index] = score
         if on_clip is not None:
             on_clip(score)
@@ -391,12 +397,12 @@ def evaluate(
 
 
 def _judge_one(judge_clip: JudgeClip, clip: LabelledClip) -> Judged:
-    """One clip's verdicts (as dicts), or the error the judge raised on it."""
+    """One clip's verdicts (as dicts) and warnings, or the error the judge raised on it."""
     try:
-        verdicts = judge_clip(clip.video_path, clip.truth.scene, clip.truth.launch_mode)
+        verdicts, warnings = judge_clip(clip.video_path, clip.truth.scene, clip.truth.launch_mode)
     except Exception as exc:  # noqa: BLE001 - one failing clip must not stop the evaluation
-        return [], f"{type(exc).__name__}: {exc}"
-    return [as_dict(verdict) for verdict in verdicts], None
+        return [], [], f"{type(exc).__name__}: {exc}"
+    return [as_dict(verdict) for verdict in verdicts], list(warnings), None
 
 
 def _one_thread_each() -> None:
@@ -437,7 +443,7 @@ def _judge_in_processes(
                             suspects.append(index)
                             broken = True
                             continue
-                        judged = [], "the judge's process died on this clip (a crash in native code, or memory)"
+                        judged = [], [], "the judge's process died on this clip (a crash in native code, or memory)"
                     done(index, judged)
                 if broken:  # the pool is gone: every clip it was judging is judged again, alone
                     suspects.extend(running.values())
@@ -500,7 +506,7 @@ def format_report(metrics: Mapping[str, Any], scores: Sequence[ClipScore], skipp
         ("disputed rate", _pct(metrics["disputed_rate"])),
         ("wrong calls", f"{metrics['wrong_calls']}"),
         ("confident wrong calls", f"{metrics['confident_wrong_calls']}"),
-        ("launches missed", f"{metrics['missed_launches']}"),
+        ("launches missed", f"{metrics['missed_launches']}  ({metrics['missed_launches_silent']} with no warning)"),
         ("clips with extra launches", f"{metrics['clips_with_extra_launches']}"),
     ]
     width = max(len(label) for label, _ in rows)
@@ -514,6 +520,8 @@ def format_report(metrics: Mapping[str, Any], scores: Sequence[ClipScore], skipp
             why = "; ".join(score.wrong)
             if score.disputed and score.dispute_reasons:
                 why += f"  [disputed: {'; '.join(score.dispute_reasons)}]"
+            elif score.judged is None and score.warnings:
+                why += f"  [warned: {'; '.join(score.warnings)}]"
             lines.append(f"  {tag}  {score.clip}: {why}")
     if skipped:
         lines += ["", f"skipped {len(skipped)} file(s):"]

@@ -48,6 +48,12 @@ class RunResult:
         """For each verdict, the frame whose processing produced it."""
         return [item.emitted_at for item in self.events if item.event.kind == "verdict"]
 
+    def warning_lines(self) -> list[str]:
+        """What the file could not give, then the judge's warnings (`frame N: ...`)."""
+        judge = [f"frame {item.event.frame}: {item.event.message}" for item in self.events
+                 if item.event.kind == "warning"]
+        return [*self.decode_problems, *judge]
+
 
 def make_judge(rig: Rig, calibration: Any = None, launch_mode: str = "standard", fps: float = 60.0) -> Any:
     from vision.pipeline import JudgeConfig, LaunchJudge
@@ -132,9 +138,11 @@ def run_judge(
     return result
 
 
-def judge_verdicts(video: Path, rig: Rig, launch_mode: str) -> list[Any]:
-    """The verdicts of every launch in `video` (no progress bar): the judge `meteors-judge eval` scores."""
-    return run_judge(video, rig, launch_mode=launch_mode, progress=False).verdicts
+def judge_verdicts(video: Path, rig: Rig, launch_mode: str) -> tuple[list[Any], list[str]]:
+    """The verdicts of every launch in `video` and the warning lines (no progress bar): what
+    `meteors-judge eval` scores, and whether a launch it missed was at least warned of."""
+    result = run_judge(video, rig, launch_mode=launch_mode, progress=False)
+    return result.verdicts, result.warning_lines()
 
 
 def _disputed(events: list[Any], reason: str, starting_before: int | None = None) -> list[Any]:

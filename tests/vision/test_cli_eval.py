@@ -143,7 +143,26 @@ def test_two_workers_give_the_same_rows_as_one_and_out_keeps_them(capsys, tmp_pa
     assert in_two == printed
 
 
-def _judge_that_dies_on_clip_001(video: Path, rig, launch_mode: str) -> list:
+def test_a_launch_missed_with_a_warning_is_counted_apart_from_silent_misses(capsys, tmp_path):
+    """sample_videos/clip_006 stopped at frame 90, while the meteor is still held: no launch can be judged,
+    and the judge warns that the video ended with the meteor held. The eval row keeps that warning, and
+    the launch is missed but not in silence."""
+    from launch_inputs import first_frames
+
+    sample = ROOT / "sample_videos" / "clip_006"
+    first_frames(sample.with_suffix(".mp4"), tmp_path / "stopped.avi", 90)
+    data = json.loads(sample.with_suffix(".json").read_text())
+    data["video"] = "stopped.avi"
+    (tmp_path / "stopped.json").write_text(json.dumps(data))
+    assert main(["eval", str(tmp_path), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    [row] = printed["clips"]
+    assert row["judged"] is None and any("the video ended while the judge took the meteor" in line
+                                         for line in row["warnings"]), row["warnings"]
+    assert printed["metrics"]["missed_launches"] == 1 and printed["metrics"]["missed_launches_silent"] == 0
+
+
+def _judge_that_dies_on_clip_001(video: Path, rig, launch_mode: str) -> tuple[list, list[str]]:
     """The real judge, except that the process is killed (as by a native crash) on clip_001."""
     import os
     import signal

@@ -147,6 +147,16 @@ def test_missed_launch_says_so():
     assert failed.wrong == ["judge failed: RuntimeError: boom"] and failed.confident_wrong
 
 
+def test_a_missed_launch_the_judge_warned_of_is_not_a_silent_miss():
+    warned = score_clip(make_truth(), [], warnings=["frame 89: the video ended while the judge took the meteor ..."])
+    silent = score_clip(make_truth(), [])
+    failed = score_clip(make_truth(), [], error="RuntimeError: boom")
+    found = score_clip(make_truth(), [make_verdict()], warnings=["frame 3: calibration unsafe: ..."])
+    assert warned.warnings and warned.confident_wrong  # warned of, it is still a launch missed
+    metrics = summarize([warned, silent, failed, found])
+    assert metrics["missed_launches"] == 3 and metrics["missed_launches_silent"] == 1
+
+
 def test_the_launch_with_the_nearest_release_frame_is_matched():
     far = make_verdict(**VOID_NO_BOUNCE, release={**make_verdict()["release"], "frame": 200})
     near = make_verdict(release={**make_verdict()["release"], "frame": 29})
