@@ -90,7 +90,10 @@ def as_dict(verdict: Any) -> dict[str, Any]:
 
 
 def match_launch(truth: LaunchTruth, verdicts: Sequence[Mapping[str, Any]]) -> int | None:
-    """Index of the verdict whose release frame is nearest the labelled one (None if there are none).
+    """Index of the verdict whose launch spans the labelled one best (None if there are none): the
+    least frames between their releases plus, when the label has a rest, between their rests (a verdict
+    without a rest ends at the frame it was decided in). A phantom judged at rest before the real
+    landing is then the extra launch, not the one scored.
 
     A verdict without a release frame is a last resort, taken only when no verdict has one.
     """
@@ -98,9 +101,15 @@ def match_launch(truth: LaunchTruth, verdicts: Sequence[Mapping[str, Any]]) -> i
         return None
 
     def distance(index: int) -> float:
-        release = verdicts[index].get("release") or {}
-        frame = release.get("frame")
-        return math.inf if frame is None else abs(frame - truth.release.frame)
+        verdict = verdicts[index]
+        frame = (verdict.get("release") or {}).get("frame")
+        if frame is None:
+            return math.inf
+        frames = abs(frame - truth.release.frame)
+        end = (verdict.get("rest") or {}).get("frame", verdict.get("verdict_frame"))
+        if truth.rest is not None and end is not None:
+            frames += abs(end - truth.rest.frame)
+        return frames
 
     return min(range(len(verdicts)), key=distance)
 

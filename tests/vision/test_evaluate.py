@@ -168,6 +168,16 @@ def test_the_launch_with_the_nearest_release_frame_is_matched():
     assert match_launch(truth, [make_verdict(release=None)]) == 0  # no release frame: a last resort
 
 
+def test_a_phantom_at_rest_before_the_real_landing_is_the_extra_launch_not_the_one_scored():
+    truth = make_truth()  # released at frame 31, at rest at frame 90
+    phantom = make_verdict(**VOID_NO_BOUNCE, release={**make_verdict()["release"], "frame": 22},
+                           rest={"frame": 41, "table_mm": [400.0, 0.0], "box_mm": [400.0, 0.0]})
+    real = make_verdict(release={**make_verdict()["release"], "frame": 44})
+    assert match_launch(truth, [phantom, real]) == 1  # 4 frames farther from the release, 49 nearer the rest
+    ended = make_verdict(rest=None, verdict_frame=95, release={**make_verdict()["release"], "frame": 44})
+    assert match_launch(truth, [phantom, ended]) == 1  # no rest: its launch ends where it was decided
+
+
 def test_a_pydantic_verdict_is_scored_like_its_dict():
     from vision.verdict import Verdict
 
