@@ -225,7 +225,8 @@ def score_clip(
 ) -> ClipScore:
     """Compare the judge's verdicts on one clip with its label (and keep the judge's `warnings`).
 
-    The verdict matched to the labelled launch is the one whose release frame is nearest.
+    The verdict matched to the labelled launch is the one whose release and rest lie nearest its own
+    (`match_launch`).
     A clip where no launch was found (or the judge failed, `error`) is wrong on every count
     and, having no verdict to be disputed, a confident wrong call.
     """

@@ -1320,10 +1320,24 @@ class LaunchJudge:
 
     def _free_sightings(self, with_put_down: bool = False) -> list[tuple[int, float, float]]:
         """(frame, x, y) of the track's sightings free of any hand (with the put-down flight before them)."""
-        frames, px, flags = self._frames, self._px, self._flags
-        if with_put_down and self._put_down is not None:
-            frames, px, flags = self._put_down[0] + frames, self._put_down[1] + px, self._put_down[3] + flags
+        frames, px, flags = self._with_put_down() if with_put_down else (self._frames, self._px, self._flags)
         return [(frames[i], px[2 * i], px[2 * i + 1]) for i in range(len(frames)) if flags[i] in (SEEN, PARTIAL)]
+
+    def _with_put_down(self) -> tuple[list[int], list[float], list[int]]:
+        """The track's frames, pixels (x, y interleaved) and flags, after the flight dropped at a put-down
+        (`_hold_again`) when there is one."""
+        if self._put_down is None:
+            return self._frames, self._px, self._flags
+        frames, px, _diam, flags, _shadow = self._put_down
+        return frames + self._frames, px + self._px, flags + self._flags
+
+    def _still_since(self, frames: list[int], px: list[float]) -> int:
+        """The first frame of the run of sightings, up to the last, within the grip's tolerance of it."""
+        tolerance = self._grip_tolerance_px()
+        stop = len(frames) - 1
+        while stop > 0 and math.hypot(px[2 * stop - 2] - px[-2], px[2 * stop - 1] - px[-1]) <= tolerance:
+            stop -= 1
+        return frames[stop]
 
     def _launch_reach_px(self) -> float:
         """How far a meteor seen moving has moved as a launch does (`LAUNCH_DIAMETERS`), in pixels."""
@@ -1353,14 +1367,8 @@ class LaunchJudge:
         travel_px = 0.0 if far is None else math.hypot(far[1] - x, far[2] - y)
         if far is None or travel_px < self._launch_reach_px() or not self._past_herd_line(x, y):
             return None
-        frames, px = self._frames, self._px
-        if self._put_down is not None:
-            frames, px = self._put_down[0] + frames, self._put_down[1] + px
-        tolerance = self._grip_tolerance_px()
-        stop = len(frames) - 1
-        while stop > 0 and math.hypot(px[2 * stop - 2] - x, px[2 * stop - 1] - y) <= tolerance:
-            stop -= 1
-        return unjudged.stopped_in_hand(travel_px / self._px_per_mm, far[0], frames[stop], ended)
+        frames, px, _flags = self._with_put_down()
+        return unjudged.stopped_in_hand(travel_px / self._px_per_mm, far[0], self._still_since(frames, px), ended)
 
     def _held_in_box_at_end(self) -> str | None:
         """Why a meteor taken for held, still inside the box when the footage ends, is judged as landed
@@ -1372,19 +1380,13 @@ class LaunchJudge:
         if self.calibration is None or len(self._frames) < 2 or \
                 not self._is_still(min(len(self._frames) - 2, self._hold_frames())):
             return None
-        frames, px = self._frames, self._px
-        if self._put_down is not None:
-            frames, px = self._put_down[0] + frames, self._put_down[1] + px
+        frames, px, _flags = self._with_put_down()
         ground = self._on_box_floor(np.asarray(px, dtype=np.float64).reshape(-1, 2))[:, :2]
         inside = [outline_signed_mm(self.rig, self.calibration.box_pose, point) > 0 for point in ground]
         launched = not all(inside) or self._flight_unseen or self._found_flying is not None
         if not inside[-1] or not launched:
             return None
-        tolerance = self._grip_tolerance_px()
-        stop = len(frames) - 1
-        while stop > 0 and math.hypot(px[2 * stop - 2] - px[-2], px[2 * stop - 1] - px[-1]) <= tolerance:
-            stop -= 1
-        return unjudged.held_in_box_at_end(frames[stop])
+        return unjudged.held_in_box_at_end(self._still_since(frames, px))
 
     def _restore_put_down(self) -> None:
         """Put the flight dropped at a put-down (`_hold_again`) back before the track, to be judged with it."""

@@ -161,13 +161,18 @@ def test_the_footage_ending_on_a_put_down_after_a_flight_judges_that_flight_disp
     assert any("until the video ended; judged as if it came to rest there" in r for r in verdict.dispute_reasons)
 
 
+def _footage_ends_while_held(judge, held_at, last_frame: int):
+    """The footage ends at `last_frame` while the judge holds the track's meteor at `held_at`: its events."""
+    judge.tracker.start(*held_at)
+    judge.state = "in_hand"
+    judge._last_frame = last_frame
+    return judge.finish()
+
+
 def test_the_footage_ending_while_a_still_meteor_is_held_is_a_warning(judge, places):
     release, _ = places
     _track(judge, [release] * 30, [HAND] * 30)
-    judge.tracker.start(*release)
-    judge.state = "in_hand"
-    judge._last_frame = 129
-    events = judge.finish()
+    events = _footage_ends_while_held(judge, release, last_frame=129)
     assert not judge.verdicts
     assert [event.kind for event in events] == ["warning"]
     message = events[0].message
@@ -180,10 +185,7 @@ def test_the_footage_ending_while_a_meteor_taken_for_held_lies_still_in_the_box_
     change round it) when the footage ends, after coming from outside the box, it landed there."""
     release, rest = places
     _track(judge, _line(release, rest, 20) + [rest] * 10, [HAND] * 30)  # at rest from frame 119, never free
-    judge.tracker.start(*rest)
-    judge.state = "in_hand"
-    judge._last_frame = 129
-    events = judge.finish()
+    events = _footage_ends_while_held(judge, rest, last_frame=129)
     assert [event.kind for event in events if event.kind == "verdict"] == ["verdict"]
     verdict = judge.verdicts[0]
     assert verdict.disputed and verdict.region == load_label(LABEL).region
@@ -194,10 +196,7 @@ def test_the_footage_ending_while_a_meteor_taken_for_held_lies_still_in_the_box_
 def test_a_meteor_taken_for_held_in_the_box_all_along_is_a_warning_not_a_launch(judge, places):
     _, rest = places
     _track(judge, [rest] * 30, [HAND] * 30)
-    judge.tracker.start(*rest)
-    judge.state = "in_hand"
-    judge._last_frame = 129
-    events = judge.finish()
+    events = _footage_ends_while_held(judge, rest, last_frame=129)
     assert not judge.verdicts and [event.kind for event in events] == ["warning"]
 
 
