@@ -82,7 +82,7 @@ def floor_changes(
         return FloorChanges([], [])
     now = frame_bgr[y0:y1, x0:x1].astype(np.float32)
     then = np.asarray(before_bgr[y0:y1, x0:x1], dtype=np.float32)
-    change = cv2.absdiff(now, then).max(axis=2)  # each pixel's largest channel change
+    change = largest_channel(cv2.absdiff(now, then))  # each pixel's largest channel change
     changed = (change > settings.change_level).astype(np.uint8)
     # outer outlines only: a meteor like the floor in places changes as a ring, whose hole is filled
     contours, _ = cv2.findContours(changed, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_SIMPLE)
@@ -138,6 +138,13 @@ def new_against_all(
         blobs = [blob for blob in blobs
                  if any(math.hypot(blob.x - other.x, blob.y - other.y) <= 0.25 * diameter_px for other in others)]
     return FloorChanges(blobs, changes.disturbances)
+
+
+def largest_channel(image: np.ndarray) -> np.ndarray:
+    """Each pixel's largest channel of an H×W×3 image, as `image.max(axis=2)` but ten times faster
+    (numpy reduces across the innermost axis of three one pixel at a time)."""
+    blue, green, red = cv2.split(image)
+    return cv2.max(cv2.max(blue, green), red)
 
 
 def _disc_centre(change: np.ndarray, rect: tuple[int, int, int, int], diameter_px: float) -> tuple[float, float]:
@@ -213,6 +220,6 @@ def _explained_by_shift(
     scores = cv2.matchTemplate(around, patch, cv2.TM_SQDIFF)
     _, _, (dx, dy), _ = cv2.minMaxLoc(scores)
     shifted = around[dy : dy + h, dx : dx + w]
-    after = cv2.absdiff(patch, shifted).max(axis=2) > settings.change_level
+    after = largest_channel(cv2.absdiff(patch, shifted)) > settings.change_level
     changed_before = int(np.count_nonzero((changed[top : top + h, left : left + w] > 0) & (mask > 0)))
     return changed_before > 0 and np.count_nonzero(after & (mask > 0)) < settings.min_unexplained * changed_before

@@ -18,7 +18,7 @@ from launch_inputs import hue_test_only, judge_labelled
 
 import vision.pipeline as pipeline
 from calibration.truth import load_label
-from vision.box_rest import BoxRestSettings, new_against_all, new_blobs_on_floor
+from vision.box_rest import BoxRestSettings, largest_channel, new_against_all, new_blobs_on_floor
 from vision.video import read_frames
 
 CLIPS = Path(__file__).resolve().parent / "clips"
@@ -38,6 +38,15 @@ def _scene_at_rest(video: Path):
     rest = np.array([[*label.rest.table_mm, floor_mm]])
     diameter_px = float(camera.apparent_diameter_px(rest, label.scene.meteor.diameter_mm)[0])
     return frames[0], frames[label.rest.frame + 3], floor_px, diameter_px, camera.project(rest)[0]
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.float32])
+def test_largest_channel_is_each_pixels_largest_channel(dtype):
+    """A decoded frame, its channels shuffled per pixel so that each channel is the largest somewhere."""
+    frame = next(image for _index, image in read_frames(DARK))
+    order = np.random.default_rng(0).permuted(np.tile([0, 1, 2], (*frame.shape[:2], 1)), axis=2)
+    image = np.take_along_axis(frame, order, axis=2).astype(dtype)
+    assert np.array_equal(largest_channel(image), image.max(axis=2))
 
 
 @pytest.mark.parametrize("video", [DARK, WHITE], ids=["near-black", "white at 640x480"])
