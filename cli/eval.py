@@ -10,12 +10,11 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
 from pathlib import Path
 
 from cli.errors import UserError
-from cli.options import whole_number
+from cli.options import check_writable, whole_number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -44,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
         raise UserError("--limit must be at least 1")
     out_file = Path(args.out) if args.out else None
     if out_file is not None:
-        _check_writable(out_file)
+        check_writable(out_file)
     plots = Path(args.plots) if args.plots else None
     if plots is not None:
         _make_folder(plots)
@@ -122,16 +121,6 @@ def _table_hue(clip) -> float | None:
     finally:
         frames.close()
     return table_hue_angle_deg(clip.truth, first)
-
-
-def _check_writable(path: Path) -> None:
-    """Fail before a long run, not after it, when `--out` cannot be written."""
-    if path.is_dir():
-        raise UserError(f"--out {path} is a folder; give a file name such as {path / 'eval.json'}")
-    if not path.parent.is_dir():
-        raise UserError(f"--out {path}: its folder {path.parent} does not exist")
-    if not os.access(path if path.exists() else path.parent, os.W_OK):
-        raise UserError(f"--out {path} cannot be written (no permission)")
 
 
 def _make_folder(path: Path) -> None:

@@ -8,9 +8,13 @@ from __future__ import annotations
 
 import argparse
 import math
+import os
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import NoReturn
+
+from cli.errors import UserError
 
 
 class OneLineParser(argparse.ArgumentParser):
@@ -52,6 +56,27 @@ def positive_number(what: str = "a length") -> Callable[[str], float]:
 
     parse.__name__ = what
     return parse
+
+
+def fraction(text: str) -> float:
+    """A number strictly between 0 and 1."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not 0.0 < value < 1.0:
+        raise argparse.ArgumentTypeError(f"{text} is not a fraction between 0 and 1")
+    return value
+
+
+def check_writable(path: Path) -> None:
+    """Fail before a long run, not after it, when `--out` cannot be written."""
+    if path.is_dir():
+        raise UserError(f"--out {path} is a folder; give a file name such as {path / 'out.json'}")
+    if not path.parent.is_dir():
+        raise UserError(f"--out {path}: its folder {path.parent} does not exist")
+    if not os.access(path if path.exists() else path.parent, os.W_OK):
+        raise UserError(f"--out {path} cannot be written (no permission)")
 
 
 port = whole_number(0, 65535, "a port")

@@ -12,22 +12,13 @@ import json
 from pathlib import Path
 
 from cli.errors import UserError
-
-
-def _fraction(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not 0.0 < value < 1.0:
-        raise argparse.ArgumentTypeError(f"{text} is not a fraction between 0 and 1")
-    return value
+from cli.options import check_writable, fraction
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("rows", nargs="+", metavar="ROWS.json", help="`meteors-judge eval --out` files")
     parser.add_argument("--out", required=True, metavar="MODEL.json", help="where to write the fitted model")
-    parser.add_argument("--held-out", type=_fraction, default=0.3, metavar="FRACTION",
+    parser.add_argument("--held-out", type=fraction, default=0.3, metavar="FRACTION",
                         help="share of the clips held out of the fit to check it (default 0.3)")
 
 
@@ -36,8 +27,7 @@ def run(args: argparse.Namespace) -> int:
         if not path.is_file():
             raise UserError(f"rows file not found: {path}")
     out = Path(args.out)
-    if not out.parent.is_dir():
-        raise UserError(f"--out {out}: its folder {out.parent} does not exist")
+    check_writable(out)
 
     from vision.doubt_fit import RowsError, held_out_check, read_rows, train
     from vision.reliability import format_tables

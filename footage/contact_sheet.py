@@ -64,9 +64,9 @@ def _overlay(frame: np.ndarray, label: LaunchTruth, upto: int | None, scale: flo
             continue
         cv2.drawMarker(img, tuple(int(v) for v in g), COLORS[b.surface], cv2.MARKER_TILTED_CROSS, int(14 / scale), lw)
     if label.rest is not None and (upto is None or label.rest.frame <= upto):
-        from footage.labels import rest_center
+        from calibration.truth_path import rest_centre_mm
 
-        c = camera.project(rest_center(label)[None, :])[0]
+        c = camera.project(rest_centre_mm(label)[None, :])[0]
         cv2.drawMarker(img, tuple(int(v) for v in c), (0, 0, 255), cv2.MARKER_CROSS, int(20 / scale), lw)
     return img
 

@@ -198,18 +198,3 @@ def box_track(scene: Scene, timing: Timing) -> list[dict]:
         return []
     last = min(timing.first_frame_after(scene.motion.end_s), timing.frame_count - 1)
     return [{"frame": i, **_pose_json(scene.pose_at(timing.clip_time(i)))} for i in range(last + 1)]
-
-
-def rest_center(label: LaunchTruth) -> np.ndarray:
-    """The resting meteor's centre (table frame, 3D): its ground point raised to the surface it lies on."""
-    if label.rest is None:
-        raise ValueError("the meteor has no rest point (it left the view)")
-    r = label.scene.meteor.diameter_mm / 2
-    box = label.scene.box
-    if label.region == "rim":
-        z = box.rim_height_mm + r
-    elif label.region == "outside":
-        z = r
-    else:
-        z = box.floor_height_mm + r
-    return np.array([*label.rest.table_mm, z], dtype=float)

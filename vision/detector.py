@@ -38,6 +38,8 @@ from typing import NamedTuple
 import cv2
 import numpy as np
 
+from vision.likeness import blob_features
+
 # A fast streak mixes the meteor's colour with the table's: at 30 fps a flick leaves pixels that hold
 # only 30–45 % of the meteor, too washed out for the colour test (measured on generated clips). Such a
 # pixel is background + alpha·(meteor − background): at least this alpha, and the change from the
@@ -129,6 +131,7 @@ class MeteorDetector:
         # the last candidate search: its small image, mask and where it sits in the small frame
         self._last_small: np.ndarray | None = None
         self._last_mask: np.ndarray | None = None
+        self._last_components = None
         self._last_origin = (0, 0)
         self._last_cut = False  # the last windowed search cut a blob at a window edge
         self.last_boxes: dict[int, tuple[int, int, int, int]] = {}  # label → full-res box of the last candidates
@@ -342,13 +345,13 @@ class MeteorDetector:
     # -- detection -------------------------------------------------------------------------------
 
     def candidates(
-        self, small: np.ndarray, origin: tuple[int, int] = (0, 0), with_motion: bool = True, crop: bool = False
+        self, small: np.ndarray, origin: tuple[int, int] = (0, 0), crop: bool = False
     ) -> list[tuple[float, float, float, float, int]]:
         """Meteor-sized, meteor-coloured blobs in the small frame: (x, y, area, moving_fraction, label).
 
         `small` may be a window of the small frame whose top-left corner is `origin` (small px);
         with `crop`, blobs touching a window edge that is not a frame edge are left out (they may
-        be cut). Without `with_motion` every moving fraction is 1.
+        be cut).
         """
         ox, oy = origin
         h, w = small.shape[:2]
@@ -363,11 +366,12 @@ class MeteorDetector:
         bx, by, bw, bh = cv2.boundingRect(mask)
         sub = mask[by : by + bh, bx : bx + bw]
         moving = None
-        if with_motion and background is not None:
+        if background is not None:
             box = (slice(by, by + bh), slice(bx, bx + bw))
             diff = cv2.absdiff(small[box], background[box].astype(np.uint8))
             moving = cv2.transform(diff, self._ones).reshape(diff.shape[:2]) > 40.0
         count, labels, stats, centroids = _components(sub)
+        self._last_components = (labels, stats, bx, by, background)
         s = self.scale
         s2 = float(s * s)
         d_min, d_max = self.diameter_range_px
@@ -408,10 +412,35 @@ class MeteorDetector:
             self.last_boxes[label] = (x0, y0, x0 + bw_ * s, y0 + bh_ * s)
         return found
 
+    def likeness_features(self, found: list, disc_area_px: float) -> np.ndarray:
+        """`vision.likeness` features of the blobs `found` by the last `candidates` call (the meteor's disc
+        on the table is `disc_area_px`, full-res px)."""
+        labels, stats, bx, by, background = self._last_components
+        h, w = labels.shape
+        small = self._last_small[by : by + h, bx : bx + w].reshape(-1, 3).astype(np.float64)
+        flat = labels.ravel()
+        count = len(stats)
+        ids = np.array([label for *_rest, label in found], int)
+        means = np.column_stack([np.bincount(flat, small[:, c], count)[ids] for c in range(3)])
+        if background is not None:
+            under = background[by : by + h, bx : bx + w].reshape(-1, 3).astype(np.float64)
+            under_means = np.column_stack([np.bincount(flat, under[:, c], count)[ids] for c in range(3)])
+        else:
+            under_means = means.copy()
+        areas = stats[ids, cv2.CC_STAT_AREA].astype(np.float64)
+        means /= areas[:, None]
+        under_means /= areas[:, None]
+        s2 = float(self.scale * self.scale)
+        colour = self._learned_bgr if self._learned_bgr is not None else self._meteor_bgr
+        return blob_features(
+            means, under_means, colour, areas * s2, stats[ids][:, [cv2.CC_STAT_WIDTH, cv2.CC_STAT_HEIGHT]] * self.scale,
+            np.array([frac for _x, _y, _a, frac, _l in found]), disc_area_px,
+        )
+
     def candidates_near(
         self, frame_bgr: np.ndarray, x: float, y: float, reach: float, full_reach: float | None = None
     ) -> list[tuple[float, float, float, float, int]]:
-        """Candidates in a window of half-size `reach` (full-res px) around (x, y), without motion.
+        """Candidates in a window of half-size `reach` (full-res px) around (x, y).
 
         With a larger `full_reach`, the search is repeated in that window when a blob touches an
         edge of the first one (it may be larger than the window; a search in the large window
@@ -444,7 +473,7 @@ class MeteorDetector:
         sx0, sy0, sx1, sy1 = window
         window = frame_bgr[sy0 * s : sy1 * s, sx0 * s : sx1 * s]
         small = self._reduce(window, (sx1 - sx0, sy1 - sy0))
-        return self.candidates(small, (sx0, sy0), with_motion=False, crop=True)
+        return self.candidates(small, (sx0, sy0), crop=True)
 
     def search_reach(self, gate_px: float, size_px: float | None = None) -> float:
         """Window half-size around a prediction that holds every blob a gated search could pick, whole.

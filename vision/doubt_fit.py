@@ -106,7 +106,7 @@ def _log_loss(p: np.ndarray, y: np.ndarray) -> float:
     return float(-np.mean(y * np.log(p) + (1 - y) * np.log(1 - p)))
 
 
-def _standardize(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def standardize(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     mean = x.mean(axis=0)
     scale = x.std(axis=0)
     return mean, np.where(scale > 1e-9, scale, 1.0)
@@ -122,7 +122,7 @@ def choose_l2(x: np.ndarray, y: np.ndarray, folds: int = 5) -> float:
             train, test = order != fold, order == fold
             if not test.any() or len(set(y[train])) < 2:
                 continue
-            mean, scale = _standardize(x[train])
+            mean, scale = standardize(x[train])
             coef, intercept = fit_logistic((x[train] - mean) / scale, y[train], l2)
             loss += _log_loss(_sigmoid(((x[test] - mean) / scale) @ coef + intercept), y[test]) * test.sum()
         losses.append(loss)
@@ -138,7 +138,7 @@ def train(examples: Sequence[Example], held_out_fraction: float = 0.3) -> tuple[
         raise RowsError(f"{len(fitting)} fitting rows, {int(y.sum())} right: too few to fit a doubt model")
     x = design_matrix([e.evidence for e in fitting])
     l2 = choose_l2(x, y)
-    mean, scale = _standardize(x)
+    mean, scale = standardize(x)
     coef, intercept = fit_logistic((x - mean) / scale, y, l2)
     about = {"fitting_rows": len(fitting), "fitting_right": int(y.sum()), "l2": l2,
              "held_out_fraction": held_out_fraction}

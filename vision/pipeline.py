@@ -32,6 +32,7 @@ from vision.box_rest import BoxRestSettings, FloorBlob, new_against_all
 from vision.detector import Detection, MeteorDetector
 from vision.hand import HandWatch, hand_reach_box
 from vision.landing import herd_line_in_use, herd_line_signed, outline_signed_mm
+from vision.likeness import shipped_model as likeness_model
 from vision.shadow import ShadowWatch
 from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack, sizes_by_turns
 from vision.tracker import KalmanTracker
@@ -131,6 +132,10 @@ class JudgeConfig:
     release_height_sigma_mm: float = 60.0  # one sigma of the release height
     exposure_half_frames: float = 0.35  # a sighting is the middle of the exposure: this far into its frame
     max_track_frames: int = 1800
+    # how much a blob looks like the meteor (`vision.likeness`): outside a hold, a whole-frame search starts
+    # on its most meteor-like blob, and in flight a blob less meteor-like than this is not taken for it
+    use_likeness: bool = True
+    min_likeness_in_flight: float = 0.05
     follow_box: bool = True  # move the background's picture of the box with a bumped or tapped box
     # a meteor lost in flight, or never seen, is also looked for lying in the box, as a change from the box
     # before the launch
@@ -483,11 +488,13 @@ class LaunchJudge:
                 frame_bgr, px, py, detector.search_reach(gate, size), detector.search_reach(gate)
             )
             detector.forget_scene()
-            best, best_d = None, math.inf
-            for cx, cy, area, _frac, label in candidates:
+            best, best_d, best_index = None, math.inf, -1
+            for index, (cx, cy, area, _frac, label) in enumerate(candidates):
                 d = math.hypot(cx - px, cy - py)
                 if d < best_d:
-                    best, best_d = (cx, cy, area, label), d
+                    best, best_d, best_index = (cx, cy, area, label), d, index
+            if best is not None and self.state == "in_flight" and self._unlike_the_meteor(candidates, best_index):
+                best = None  # something else in the gate: the meteor is lost, or hidden
             if best is not None and best_d <= gate + math.sqrt(best[2]) * 0.5:
                 box = detector.last_boxes.get(best[3])
                 detection = detector.refine(frame_bgr, best[0], best[1], best[2], box)
@@ -519,8 +526,10 @@ class LaunchJudge:
                 else:
                     detector.remember_scene(frame_bgr)
             best = None
-            for cx, cy, area, frac, label in candidates:
-                score = area * (0.3 + frac)
+            # in a hold the meteor is partly hidden in the hand, unlike the free meteors the model learned
+            likeness = self._likeness(candidates) if self.state not in ("waiting", "in_hand") else None
+            for index, (cx, cy, area, frac, label) in enumerate(candidates):
+                score = area * (0.3 + frac) if likeness is None else float(likeness[index])
                 if best is None or score > best[3]:
                     best = (cx, cy, area, score, label)
             if best is not None:
@@ -576,6 +585,25 @@ class LaunchJudge:
                 detector.update_full_background(frame_bgr, exclude, 1.0 - 0.75 ** (full_every / 8.0))
 
         self._advance_state(frame_bgr, frame_index, detection, events)
+
+    def _likeness(self, candidates: list) -> np.ndarray | None:
+        """How meteor-like each candidate of the detector's last search is (`vision.likeness`; None: no
+        model, not calibrated, or `JudgeConfig.use_likeness` off)."""
+        model = likeness_model() if self.config.use_likeness else None
+        if model is None or not candidates or self.calibration is None:
+            return None
+        return model.probabilities(self.detector.likeness_features(candidates, self.meteor_disc_area_px()))
+
+    def _unlike_the_meteor(self, candidates: list, index: int) -> bool:
+        """Whether candidate `index` of the last search is less meteor-like than `min_likeness_in_flight`, which
+        a sighting of the flying meteor seldom is (see docs/judge.md)."""
+        likeness = self._likeness(candidates)
+        return likeness is not None and likeness[index] < self.config.min_likeness_in_flight
+
+    def meteor_disc_area_px(self) -> float:
+        """The area (pixels) of the meteor's disc lying on the table, as the calibrated camera sees it."""
+        diameter = self._meteor_diameter_px()
+        return math.pi * diameter * diameter / 4.0
 
     def _faint_streak(self, frame_bgr: np.ndarray, x: float, y: float, gate: float) -> Detection | None:
         """The tracked meteor as a faint streak inside its gate, when motion blur washed out its colour."""

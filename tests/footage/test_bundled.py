@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 
 from calibration.truth import LaunchTruth, load_label
-from footage.labels import rest_center
+from calibration.truth_path import rest_centre_mm
 from footage.variety import variety_checks
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -164,8 +164,8 @@ def test_truth_agrees_with_pixels(path: Path):
         assert err < 2.0, f"marker {marker_id} corners off by {err:.2f} px"
     if label.rest is not None:
         release_xyz = np.array([*label.release.table_mm, label.release.height_mm])
-        if np.linalg.norm(rest_center(label)[:2] - release_xyz[:2]) > 4 * label.scene.meteor.diameter_mm:
-            assert meteor_drawn_at(label, frames[-1], frames[_reference_frame(label)], rest_center(label))
+        if np.linalg.norm(rest_centre_mm(label)[:2] - release_xyz[:2]) > 4 * label.scene.meteor.diameter_mm:
+            assert meteor_drawn_at(label, frames[-1], frames[_reference_frame(label)], rest_centre_mm(label))
             assert meteor_drawn_at(label, frames[_reference_frame(label)], frames[-1], release_xyz)
 
 
@@ -175,7 +175,7 @@ def test_the_pixel_check_fails_on_a_rest_labelled_beside_the_meteor():
                 and load_label(p).rest is not None)
     label = load_label(path)
     frames, _ = _frames(path.with_suffix(".mp4"), {_reference_frame(label)})
-    right = rest_center(label)
+    right = rest_centre_mm(label)
     moved = right + np.array([3 * label.scene.meteor.diameter_mm, 0.0, 0.0])
     assert meteor_drawn_at(label, frames[-1], frames[_reference_frame(label)], right)
     assert not meteor_drawn_at(label, frames[-1], frames[_reference_frame(label)], moved)

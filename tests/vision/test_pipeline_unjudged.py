@@ -9,8 +9,9 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from launch_inputs import first_frames, narrow_empty_frame, narrow_judge
+from launch_inputs import first_frames, judge_labelled, narrow_empty_frame, narrow_judge
 
+import vision.pipeline as pipeline
 from calibration.truth import load_label
 from vision.track import COASTED, HAND, SEEN
 
@@ -272,7 +273,19 @@ def test_a_meteor_at_rest_in_a_bumped_box_when_the_footage_ends_is_judged_in_ana
     assert main(["analyze", str(BUMPED_BOX_CLIP), "--rig", str(BUMPED_BOX_CLIP.with_suffix(".json")), "--json"]) == 0
     [launch] = json.loads(capsys.readouterr().out)["launches"]
     assert launch["disputed"] and launch["region"] == label.region == "triceratops"
-    assert any(reason.startswith("taken for held in a hand, but lying still in the box") for reason in
-               launch["dispute_reasons"])
     rest_error_mm = np.hypot(*(np.array(launch["rest"]["table_mm"]) - label.rest.table_mm))
     assert rest_error_mm < 2 * label.scene.meteor.diameter_mm
+
+
+def test_a_meteor_taken_for_held_in_a_bumped_box_until_the_footage_ends_is_judged_at_rest_there():
+    """The same clip, judged without the likeness model, whose refusals in flight take another path to the
+    same rest: the tracker takes the meteor lying in the box for held until the footage ends, and the rule
+    for a meteor held in the box at the end judges it there, saying so."""
+    label = load_label(BUMPED_BOX_CLIP.with_suffix(".json"))
+    config = pipeline.JudgeConfig(launch_mode=label.launch_mode, use_likeness=False)
+    judge = pipeline.LaunchJudge(label.scene, config=config, fps=label.fps)
+    [verdict] = judge_labelled(BUMPED_BOX_CLIP, label, judge=judge).verdicts
+    assert verdict.disputed and verdict.region == label.region
+    assert any(reason.startswith("taken for held in a hand, but lying still in the box") for reason in
+               verdict.dispute_reasons)
+    assert np.hypot(*(np.array(verdict.rest.table_mm) - label.rest.table_mm)) < 2 * label.scene.meteor.diameter_mm
