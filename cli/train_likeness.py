@@ -20,7 +20,8 @@ from cli.options import check_writable, fraction, whole_number
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dirs", nargs="+", metavar="DIR", help="folders of labelled clips (as for `eval`)")
     parser.add_argument("--out", required=True, metavar="MODEL.json", help="where to write the fitted model")
-    parser.add_argument("--limit", type=whole_number(1), metavar="N", help="use only the first N clips of each folder")
+    parser.add_argument("--limit", type=whole_number(1, None, "a number of clips"), metavar="N",
+                        help="use only the first N clips of each folder")
     parser.add_argument("--held-out", type=fraction, default=0.3, metavar="FRACTION",
                         help="share of the clips held out of the fit to check it (default 0.3)")
     parser.add_argument("--workers", type=whole_number(1, 2, "a number of worker processes"), default=1,

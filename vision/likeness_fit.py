@@ -131,7 +131,8 @@ def fit(examples: Examples, about: dict[str, Any] | None = None) -> LikenessMode
     """A logistic regression of `is_meteor` on the features, its L2 strength chosen by cross-validation."""
     x, y = examples.features, examples.is_meteor.astype(float)
     if len(y) < 20 or y.min() == y.max():
-        raise ValueError(f"{len(y)} candidates, {int(y.sum())} of them the meteor: too few to fit a model")
+        raise ValueError(f"{len(y)} candidates, {int(y.sum())} of them the meteor: too few of each to fit a model "
+                         "(give more clips)")
     l2 = choose_l2(x, y)
     mean, scale = standardize(x)
     coef, intercept = fit_logistic((x - mean) / scale, y, l2)
