@@ -345,13 +345,13 @@ class MeteorDetector:
     # -- detection -------------------------------------------------------------------------------
 
     def candidates(
-        self, small: np.ndarray, origin: tuple[int, int] = (0, 0), crop: bool = False
+        self, small: np.ndarray, origin: tuple[int, int] = (0, 0), with_motion: bool = True, crop: bool = False
     ) -> list[tuple[float, float, float, float, int]]:
         """Meteor-sized, meteor-coloured blobs in the small frame: (x, y, area, moving_fraction, label).
 
         `small` may be a window of the small frame whose top-left corner is `origin` (small px);
         with `crop`, blobs touching a window edge that is not a frame edge are left out (they may
-        be cut).
+        be cut). Without `with_motion` every moving fraction is 1.
         """
         ox, oy = origin
         h, w = small.shape[:2]
@@ -366,7 +366,7 @@ class MeteorDetector:
         bx, by, bw, bh = cv2.boundingRect(mask)
         sub = mask[by : by + bh, bx : bx + bw]
         moving = None
-        if background is not None:
+        if with_motion and background is not None:
             box = (slice(by, by + bh), slice(bx, bx + bw))
             diff = cv2.absdiff(small[box], background[box].astype(np.uint8))
             moving = cv2.transform(diff, self._ones).reshape(diff.shape[:2]) > 40.0
@@ -438,17 +438,19 @@ class MeteorDetector:
         )
 
     def candidates_near(
-        self, frame_bgr: np.ndarray, x: float, y: float, reach: float, full_reach: float | None = None
+        self, frame_bgr: np.ndarray, x: float, y: float, reach: float, full_reach: float | None = None,
+        with_motion: bool = False,
     ) -> list[tuple[float, float, float, float, int]]:
-        """Candidates in a window of half-size `reach` (full-res px) around (x, y).
+        """Candidates in a window of half-size `reach` (full-res px) around (x, y), their moving fractions
+        measured only `with_motion` (else 1: only the likeness reads them).
 
         With a larger `full_reach`, the search is repeated in that window when a blob touches an
         edge of the first one (it may be larger than the window; a search in the large window
         would have seen it whole).
         """
-        found = self._candidates_in_window(frame_bgr, x, y, reach)
+        found = self._candidates_in_window(frame_bgr, x, y, reach, with_motion)
         if full_reach is not None and full_reach > reach and self._last_cut:
-            found = self._candidates_in_window(frame_bgr, x, y, full_reach)
+            found = self._candidates_in_window(frame_bgr, x, y, full_reach, with_motion)
         return found
 
     def _small_window(self, x: float, y: float, reach: float) -> tuple[int, int, int, int] | None:
@@ -464,7 +466,7 @@ class MeteorDetector:
             return None
         return sx0, sy0, sx1, sy1
 
-    def _candidates_in_window(self, frame_bgr: np.ndarray, x: float, y: float, reach: float):
+    def _candidates_in_window(self, frame_bgr: np.ndarray, x: float, y: float, reach: float, with_motion: bool):
         s = self.scale
         self._last_cut = False
         window = self._small_window(x, y, reach)
@@ -473,7 +475,7 @@ class MeteorDetector:
         sx0, sy0, sx1, sy1 = window
         window = frame_bgr[sy0 * s : sy1 * s, sx0 * s : sx1 * s]
         small = self._reduce(window, (sx1 - sx0, sy1 - sy0))
-        return self.candidates(small, (sx0, sy0), crop=True)
+        return self.candidates(small, (sx0, sy0), with_motion, crop=True)
 
     def search_reach(self, gate_px: float, size_px: float | None = None) -> float:
         """Window half-size around a prediction that holds every blob a gated search could pick, whole.

@@ -415,7 +415,7 @@ def _judge_one(judge_clip: JudgeClip, clip: LabelledClip) -> Judged:
     return [as_dict(verdict) for verdict in verdicts], list(warnings), None
 
 
-def _one_thread_each() -> None:
+def one_thread_each() -> None:
     """Each worker decodes and judges on one thread: `workers` processes share the cores, not fight for them."""
     import cv2
 
@@ -435,7 +435,7 @@ def _judge_in_processes(
     suspects: deque[int] = deque()  # being judged when a pool broke: judged again, each alone
     while waiting or suspects:
         queue, size = (deque([suspects.popleft()]), 1) if suspects else (waiting, workers)
-        pool = ProcessPoolExecutor(size, mp_context=context, initializer=_one_thread_each)
+        pool = ProcessPoolExecutor(size, mp_context=context, initializer=one_thread_each)
         running: dict[Future[Judged], int] = {}
         try:
             while queue or running:

@@ -16,8 +16,7 @@ from __future__ import annotations
 
 import math
 import multiprocessing
-import zlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,7 +26,7 @@ import numpy as np
 
 from calibration.truth import LaunchTruth, load_label
 from calibration.truth_path import known_centres_mm
-from vision.doubt_fit import choose_l2, fit_logistic, standardize
+from vision.doubt_fit import choose_l2, fit_logistic, is_held_out, standardize
 from vision.likeness import FEATURE_NAMES, LikenessModel
 
 NEAR_DIAMETERS = 1.5  # a candidate this near the true centre (in apparent diameters) is the meteor
@@ -43,11 +42,14 @@ class Examples:
     clip: list[str] = field(default_factory=list)
     frame: list[int] = field(default_factory=list)
 
-    def extend(self, other: Examples) -> None:
-        self.features = np.vstack([self.features, other.features])
-        self.is_meteor = np.concatenate([self.is_meteor, other.is_meteor])
-        self.clip += other.clip
-        self.frame += other.frame
+    @classmethod
+    def joined(cls, parts: Iterable[Examples]) -> Examples:
+        """The examples of all `parts`, in their order (one concatenation, not one per part)."""
+        parts = list(parts)
+        if not parts:
+            return cls()
+        return cls(np.vstack([part.features for part in parts]), np.concatenate([part.is_meteor for part in parts]),
+                   [clip for part in parts for clip in part.clip], [frame for part in parts for frame in part.frame])
 
     def subset(self, keep: np.ndarray) -> Examples:
         index = np.flatnonzero(keep)
@@ -98,33 +100,21 @@ def clip_examples(label_path: str | Path) -> Examples:
     return Examples(features, np.array(near, bool), [label_path.name] * len(near), frames)
 
 
-def _one_thread_each() -> None:
-    import cv2
-
-    cv2.setNumThreads(1)
-
-
 def collect(label_paths: Sequence[Path], workers: int = 1, on_clip: Callable[[], None] | None = None) -> Examples:
     """The examples of every clip, judged in `workers` processes."""
-    examples = Examples()
+    from vision.evaluate import one_thread_each
+
+    def each(found: Iterable[Examples]) -> Iterator[Examples]:
+        for examples in found:
+            if on_clip is not None:
+                on_clip()
+            yield examples
+
     if workers <= 1:
-        for path in label_paths:
-            examples.extend(clip_examples(path))
-            if on_clip is not None:
-                on_clip()
-        return examples
+        return Examples.joined(each(map(clip_examples, label_paths)))
     context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=_one_thread_each) as pool:
-        for found in pool.map(clip_examples, label_paths):
-            examples.extend(found)
-            if on_clip is not None:
-                on_clip()
-    return examples
-
-
-def is_held_out(clip: str, fraction: float) -> bool:
-    """Whether a clip is held out of the fit: a hash of its name below `fraction` of the range."""
-    return zlib.crc32(clip.encode("utf-8")) / 2**32 < fraction
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=one_thread_each) as pool:
+        return Examples.joined(each(pool.map(clip_examples, label_paths)))
 
 
 def fit(examples: Examples, about: dict[str, Any] | None = None) -> LikenessModel:

@@ -484,8 +484,9 @@ class LaunchJudge:
             # the tracker never leaves its gate: only a window round the prediction is searched,
             # sized for the tracked meteor (a larger one when a blob does not fit)
             size = self._track_size
+            in_flight = self.state == "in_flight"  # where a blob's likeness is read (with its motion)
             candidates = detector.candidates_near(
-                frame_bgr, px, py, detector.search_reach(gate, size), detector.search_reach(gate)
+                frame_bgr, px, py, detector.search_reach(gate, size), detector.search_reach(gate), in_flight
             )
             detector.forget_scene()
             best, best_d, best_index = None, math.inf, -1
@@ -493,7 +494,7 @@ class LaunchJudge:
                 d = math.hypot(cx - px, cy - py)
                 if d < best_d:
                     best, best_d, best_index = (cx, cy, area, label), d, index
-            if best is not None and self.state == "in_flight" and self._unlike_the_meteor(candidates, best_index):
+            if best is not None and in_flight and self._unlike_the_meteor(candidates, best_index):
                 best = None  # something else in the gate: the meteor is lost, or hidden
             if best is not None and best_d <= gate + math.sqrt(best[2]) * 0.5:
                 box = detector.last_boxes.get(best[3])
