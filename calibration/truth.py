@@ -1,9 +1,11 @@
 """`meteors-launch-truth/1`: what really happened in a labelled clip (shared/spec/launch-truth.md).
 
 The footage generator writes it and `meteors-judge eval` reads it, from any source.
-Unknown extra fields are ignored so that other sources may add their own. Ours adds one: `box_track`,
-where a moving box stood frame by frame (a bumped or tapped box), absent when the box stood still;
-`box_pose` is always where it stands at the end, where the meteor comes to rest.
+Unknown extra fields are ignored so that other sources may add their own. Ours adds two, both
+optional: `box_track`, where a moving box stood frame by frame (a bumped or tapped box), absent when
+the box stood still (`box_pose` is always where it stands at the end, where the meteor comes to
+rest); and `meteor_track`, where the meteor's centre was in every frame, held or free, which lets a
+detector learn the meteor in the hand as well as in flight.
 """
 
 from __future__ import annotations
@@ -62,6 +64,14 @@ class TrueBoxPose(_Label):
     translation_mm: Point2
 
 
+class TrueMeteorPoint(_Label):
+    """Where the meteor's centre was in one frame (`meteor_track`), and whether a hand held it."""
+
+    frame: int = Field(ge=0)
+    centre_mm: tuple[float, float, float]
+    held: bool
+
+
 class LaunchTruth(_Label):
     """One labelled clip's truth."""
 
@@ -86,11 +96,13 @@ class LaunchTruth(_Label):
     outcome: Outcome
     dinosaur: DinosaurType | None
     box_track: list[TrueBoxPose] = []  # frames 0.. while the box moves (an extension); empty: it stood still
+    meteor_track: list[TrueMeteorPoint] = []  # every frame (an extension); empty: not recorded
 
     model_config = ConfigDict(extra="ignore", populate_by_name=True)
 
     def to_json(self) -> str:
-        return self.model_dump_json(by_alias=True, indent=2, exclude={"box_track"} if not self.box_track else None)
+        empty = {name for name in ("box_track", "meteor_track") if not getattr(self, name)}
+        return self.model_dump_json(by_alias=True, indent=2, exclude=empty or None)
 
     def box_pose_at(self, frame: int) -> BoxPose:
         """Where the box stood in `frame`: from `box_track` while it moved, else `box_pose`."""

@@ -4,7 +4,8 @@ A label gives the release point and height, each table bounce and the rest. Betw
 the last table bounce before the box the meteor flies drag-free arcs through those points (the
 generator's physics has no drag); from the rest frame on it lies at its rest point, on the surface
 it rests on. Other frames (the hold, the flight after the last table bounce, bounces in the box)
-are not fixed by the label and are left out.
+are not fixed by those events and are left out, unless the label carries the optional
+`meteor_track`, which fixes every frame.
 """
 
 from __future__ import annotations
@@ -55,10 +56,32 @@ def flight_centres_mm(label: LaunchTruth) -> dict[int, np.ndarray]:
 
 
 def known_centres_mm(label: LaunchTruth, rest_every: int = 1) -> dict[int, np.ndarray]:
-    """`flight_centres_mm`, and every `rest_every`-th frame from the rest on at the rest centre."""
-    centres = flight_centres_mm(label)
+    """Every frame of the `meteor_track` when the label has one, else `flight_centres_mm`; from the rest
+    on, only every `rest_every`-th frame, at the rest centre."""
+    centres = {point.frame: np.array(point.centre_mm, dtype=float) for point in label.meteor_track}
+    if not centres:
+        centres = flight_centres_mm(label)
+    elif label.rest is not None:
+        centres = {frame: centre for frame, centre in centres.items() if frame < label.rest.frame}
     if label.rest is not None:
         rest = rest_centre_mm(label)
         for frame in range(label.rest.frame, label.frame_count, max(1, rest_every)):
             centres[frame] = rest
     return centres
+
+
+def held_frames(label: LaunchTruth) -> set[int]:
+    """The frames in which a hand holds the meteor, by the `meteor_track` (empty without one)."""
+    return {point.frame for point in label.meteor_track if point.held}
+
+
+def centres_px(label: LaunchTruth, centres_mm: dict[int, np.ndarray]) -> dict[int, tuple[float, float, float]]:
+    """Frame → (x, y, apparent diameter) in pixels of the meteor at the given centres, through the
+    label's camera (empty without one)."""
+    frames = sorted(centres_mm)
+    if label.camera is None or not frames:
+        return {}
+    points = np.array([centres_mm[frame] for frame in frames])
+    pixels = label.camera.project(points)
+    diameters = label.camera.apparent_diameter_px(points, label.scene.meteor.diameter_mm)
+    return {frame: (float(x), float(y), float(d)) for frame, (x, y), d in zip(frames, pixels, diameters, strict=True)}

@@ -20,6 +20,8 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     gen.add_argument("--workers", type=int, default=2, help="worker processes, at most 2 (default 2)")
     gen.add_argument("--world", choices=("wide", "narrow"), default="wide",
                      help="wide (default): every table, meteor, arm, light and camera; narrow: the original world")
+    gen.add_argument("--track-meteor", action="store_true",
+                     help="labels also hold the meteor's centre in every frame, held or free (for train-likeness)")
     gen.add_argument("--quiet", action="store_true", help="no progress bar")
     sheet = sub.add_parser("sheet", help="draw a clip's true trajectory over a grid of its frames")
     sheet.add_argument("clip", help="clip_NNN.mp4 (its label clip_NNN.json beside it)")
@@ -64,7 +66,7 @@ def _generate(args: argparse.Namespace) -> int:
     from footage.world import WORLDS
 
     results = generate(args.out, args.n, seed=args.seed, workers=args.workers, progress=not args.quiet,
-                       start=args.start, world=WORLDS[args.world])
+                       start=args.start, world=WORLDS[args.world], track_meteor=args.track_meteor)
     print(f"wrote {len(results)} clips to {args.out}")
     return 0
 

@@ -23,7 +23,7 @@ from calibration.geometry import BoxPose
 from calibration.rig import DINOSAUR_TYPES
 from footage.box_motion import BoxMotion, draw_box_motion
 from footage.camera_rig import random_camera
-from footage.labels import Timing, build_label, events_of
+from footage.labels import Timing, build_label, events_of, meteor_track
 from footage.physics import STILL_SPEED, Material, Trajectory, World, simulate
 from footage.render import DINO_COLORS, HandState, Renderer
 from footage.scenes import LAYOUTS, MarkerSpec, Scene, card_corners, make_box, marker_corners, place_objects
@@ -519,16 +519,18 @@ def solve_launch(rng: np.random.Generator, scene: Scene, case: dict, world: Worl
 
 
 # ---- one clip ----------------------------------------------------------------------------------------
-def generate_clip(out_dir: Path, index: int, seed: int, world: WorldSpec = NARROW) -> dict:
+def generate_clip(out_dir: Path, index: int, seed: int, world: WorldSpec = NARROW, track_meteor: bool = False) -> dict:
     """Write clip_NNN.mp4 + clip_NNN.json; re-drawn (deterministically) if a needed marker is not detectable.
 
     The narrow world needs every marker readable in the first frame; the wide world only the table's,
     in the first or the last frame (the hand may hide one at first, and box markers may be too small).
+    With `track_meteor` the label also holds the meteor's centre in every frame (`meteor_track`, for
+    training a detector); the video is the same either way.
     """
     info = None
     for attempt in range(6):
         try:
-            info = _generate_clip(out_dir, index, seed, attempt, world)
+            info = _generate_clip(out_dir, index, seed, attempt, world, track_meteor)
         except NoLaunchFound:
             continue
         if world.require_box_markers:
@@ -591,7 +593,8 @@ def markers_detected(video: Path, label_path: Path, tolerance_px: float = 1.5, b
     return not missing
 
 
-def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int, world: WorldSpec = NARROW) -> dict:
+def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int, world: WorldSpec = NARROW,
+                   track_meteor: bool = False) -> dict:
     key = [seed, index, 7919] if attempt == 0 else [seed, index, 7919, attempt]
     rng = np.random.default_rng(key)
     look_key = [seed, index, 104729, attempt]  # the look's own streams: [*look_key, part]
@@ -759,7 +762,8 @@ def _generate_clip(out_dir: Path, index: int, seed: int, attempt: int, world: Wo
     decoded = count_frames(path)
     if decoded != frame_count:
         raise RuntimeError(f"{video}: wrote {frame_count} frames, OpenCV decodes {decoded}")
-    label = build_label(scene, camera, events, timing, video, (width, height), mode, launcher_side_point)
+    label = build_label(scene, camera, events, timing, video, (width, height), mode, launcher_side_point,
+                        meteor_track(plan.meteor, plan.t_release, timing) if track_meteor else None)
     (out_dir / f"clip_{index:03d}.json").write_text(label.to_json() + "\n", encoding="utf-8")
     return {"video": video, "label": f"clip_{index:03d}.json", "case": case["case"],
             "spec": {k: (list(v) if isinstance(v, tuple) else v) for k, v in case.items()},
@@ -910,17 +914,17 @@ def count_frames(path: Path) -> int:
 
 
 # ---- many clips ----------------------------------------------------------------------------------------
-def _job(args: tuple[str, int, int, str]) -> dict:
-    out, index, seed, world = args
+def _job(args: tuple[str, int, int, str, bool]) -> dict:
+    out, index, seed, world, track_meteor = args
     cv2.setNumThreads(1)
-    return generate_clip(Path(out), index, seed, WORLDS[world])
+    return generate_clip(Path(out), index, seed, WORLDS[world], track_meteor)
 
 
 def generate(out_dir: str | Path, n: int, seed: int = 0, workers: int = 2, progress: bool = True,
-             start: int = 0, world: WorldSpec = WIDE) -> list[dict]:
+             start: int = 0, world: WorldSpec = WIDE, track_meteor: bool = False) -> list[dict]:
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
-    jobs = [(str(out), i, seed, world.name) for i in range(start, start + n)]
+    jobs = [(str(out), i, seed, world.name, track_meteor) for i in range(start, start + n)]
     workers = max(1, min(2, workers, len(jobs)))
     from tqdm import tqdm
 

@@ -7,6 +7,7 @@ meteor *is* in frame i) is the middle of that exposure.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -143,7 +144,8 @@ def herd_signed(scene: Scene, point_xy: np.ndarray, launcher_side: np.ndarray) -
 
 
 def build_label(scene: Scene, camera: CameraModel, events: Events, timing: Timing, video: str,
-                frame_size: tuple[int, int], launch_mode: str, launcher_side: np.ndarray) -> LaunchTruth:
+                frame_size: tuple[int, int], launch_mode: str, launcher_side: np.ndarray,
+                meteor_track: list[dict] | None = None) -> LaunchTruth:
     signed = herd_signed(scene, events.release_point, launcher_side)
     herd_ok = signed >= 0
     valid = herd_ok and events.bounces_before_box >= required_table_bounces(launch_mode)
@@ -184,6 +186,7 @@ def build_label(scene: Scene, camera: CameraModel, events: Events, timing: Timin
         "outcome": outcome,
         "dinosaur": dinosaur_region if outcome == "dinosaur" else None,
         "box_track": box_track(scene, timing),
+        "meteor_track": meteor_track or [],
     }
     return LaunchTruth.model_validate(data)
 
@@ -198,3 +201,13 @@ def box_track(scene: Scene, timing: Timing) -> list[dict]:
         return []
     last = min(timing.first_frame_after(scene.motion.end_s), timing.frame_count - 1)
     return [{"frame": i, **_pose_json(scene.pose_at(timing.clip_time(i)))} for i in range(last + 1)]
+
+
+def meteor_track(position_at: Callable[[float], np.ndarray], release_s: float, timing: Timing) -> list[dict]:
+    """The meteor's centre in every frame at the frame's reference time (clip clock), and whether it is
+    still in the hand then (before `release_s`)."""
+    track = []
+    for i in range(timing.frame_count):
+        t = timing.clip_time(i)
+        track.append({"frame": i, "centre_mm": [_r(v) for v in position_at(t)], "held": bool(t < release_s)})
+    return track

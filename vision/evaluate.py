@@ -17,7 +17,7 @@ import json
 import math
 import multiprocessing
 from collections import deque
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
@@ -420,6 +420,16 @@ def one_thread_each() -> None:
     import cv2
 
     cv2.setNumThreads(1)
+
+
+def map_clips(function: Callable[[Path], Any], paths: Sequence[Path], workers: int = 1) -> Iterator[Any]:
+    """`function` of each path in order, in `workers` fresh processes of one thread each (one: here)."""
+    if workers <= 1:
+        yield from map(function, paths)
+        return
+    context = multiprocessing.get_context("spawn")  # no fork of a parent whose OpenCV/FFmpeg threads run
+    with ProcessPoolExecutor(workers, mp_context=context, initializer=one_thread_each) as pool:
+        yield from pool.map(function, paths)
 
 
 def _judge_in_processes(

@@ -15,17 +15,15 @@ beside the rule the model replaces (the largest blob, weighted by how much of it
 from __future__ import annotations
 
 import math
-import multiprocessing
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from calibration.truth import LaunchTruth, load_label
-from calibration.truth_path import known_centres_mm
+from calibration.truth import load_label
+from calibration.truth_path import centres_px, held_frames, known_centres_mm
 from vision.doubt_fit import choose_l2, fit_logistic, is_held_out, standardize
 from vision.likeness import FEATURE_NAMES, LikenessModel
 
@@ -35,12 +33,14 @@ REST_EVERY = 3  # frames at rest are alike: every third is enough
 
 @dataclass
 class Examples:
-    """Candidates of many frames: their features, whether each is the meteor, and its clip and frame."""
+    """Candidates of many frames: their features, whether each is the meteor, its clip and frame, and
+    whether a hand held the meteor in that frame (known only from a label's `meteor_track`)."""
 
     features: np.ndarray = field(default_factory=lambda: np.zeros((0, len(FEATURE_NAMES))))
     is_meteor: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
     clip: list[str] = field(default_factory=list)
     frame: list[int] = field(default_factory=list)
+    held: np.ndarray = field(default_factory=lambda: np.zeros(0, bool))
 
     @classmethod
     def joined(cls, parts: Iterable[Examples]) -> Examples:
@@ -49,26 +49,13 @@ class Examples:
         if not parts:
             return cls()
         return cls(np.vstack([part.features for part in parts]), np.concatenate([part.is_meteor for part in parts]),
-                   [clip for part in parts for clip in part.clip], [frame for part in parts for frame in part.frame])
+                   [clip for part in parts for clip in part.clip], [frame for part in parts for frame in part.frame],
+                   np.concatenate([part.held for part in parts]))
 
     def subset(self, keep: np.ndarray) -> Examples:
         index = np.flatnonzero(keep)
         return Examples(self.features[index], self.is_meteor[index], [self.clip[i] for i in index],
-                        [self.frame[i] for i in index])
-
-
-def _true_pixels(truth: LaunchTruth) -> dict[int, tuple[float, float, float]]:
-    """Frame → (x, y, apparent diameter) in pixels of the meteor where the label fixes it."""
-    if truth.camera is None:
-        return {}
-    centres = known_centres_mm(truth, REST_EVERY)
-    frames = sorted(centres)
-    if not frames:
-        return {}
-    points = np.array([centres[frame] for frame in frames])
-    pixels = truth.camera.project(points)
-    diameters = truth.camera.apparent_diameter_px(points, truth.scene.meteor.diameter_mm)
-    return {frame: (float(x), float(y), float(d)) for frame, (x, y), d in zip(frames, pixels, diameters, strict=True)}
+                        [self.frame[i] for i in index], self.held[index])
 
 
 def clip_examples(label_path: str | Path) -> Examples:
@@ -78,7 +65,8 @@ def clip_examples(label_path: str | Path) -> Examples:
 
     label_path = Path(label_path)
     truth = load_label(label_path)
-    truths = _true_pixels(truth)
+    truths = centres_px(truth, known_centres_mm(truth, REST_EVERY))
+    held = held_frames(truth)
     config = JudgeConfig(launch_mode=truth.launch_mode, use_likeness=False)
     judge = LaunchJudge(truth.scene, config=config, fps=truth.fps)
     rows: list[np.ndarray] = []
@@ -97,12 +85,13 @@ def clip_examples(label_path: str | Path) -> Examples:
         near += [math.hypot(cx - x, cy - y) <= NEAR_DIAMETERS * max(diameter, 1.0) for cx, cy, *_rest in found]
         frames += [index] * len(found)
     features = np.vstack(rows) if rows else np.zeros((0, len(FEATURE_NAMES)))
-    return Examples(features, np.array(near, bool), [label_path.name] * len(near), frames)
+    in_hand = np.array([frame in held for frame in frames], bool)
+    return Examples(features, np.array(near, bool), [label_path.name] * len(near), frames, in_hand)
 
 
 def collect(label_paths: Sequence[Path], workers: int = 1, on_clip: Callable[[], None] | None = None) -> Examples:
     """The examples of every clip, judged in `workers` processes."""
-    from vision.evaluate import one_thread_each
+    from vision.evaluate import map_clips
 
     def each(found: Iterable[Examples]) -> Iterator[Examples]:
         for examples in found:
@@ -110,11 +99,7 @@ def collect(label_paths: Sequence[Path], workers: int = 1, on_clip: Callable[[],
                 on_clip()
             yield examples
 
-    if workers <= 1:
-        return Examples.joined(each(map(clip_examples, label_paths)))
-    context = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(workers, mp_context=context, initializer=one_thread_each) as pool:
-        return Examples.joined(each(pool.map(clip_examples, label_paths)))
+    return Examples.joined(each(map_clips(clip_examples, label_paths, workers)))
 
 
 def fit(examples: Examples, about: dict[str, Any] | None = None) -> LikenessModel:

@@ -286,6 +286,13 @@ class LaunchJudge:
     def _where(self, x_px: float, y_px: float) -> str:
         return unjudged.place_words(self.rig, self.calibration, x_px, y_px)
 
+    def sighting(self, frame_index: int) -> tuple[float, float] | None:
+        """Where the track saw the meteor in `frame_index` (pixels), if the last frame judged saw it there
+        (not a coasted guess)."""
+        if not self._frames or self._frames[-1] != frame_index or math.isnan(self._diam[-1]):
+            return None
+        return self._px[-2], self._px[-1]
+
     def current_track(self) -> TrackView:
         frames = np.asarray(self._frames, dtype=np.int64)
         n = len(frames)

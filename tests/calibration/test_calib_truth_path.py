@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from calibration.truth import load_label
-from calibration.truth_path import GRAVITY_MM_S2, flight_centres_mm, known_centres_mm, rest_centre_mm
+from calibration.truth_path import GRAVITY_MM_S2, flight_centres_mm, held_frames, known_centres_mm, rest_centre_mm
 
 CLIPS = Path(__file__).resolve().parents[1] / "narrow_clips"
 
@@ -57,3 +57,19 @@ def test_from_the_rest_on_the_meteor_lies_at_its_rest_centre(label):
     assert after == list(range(label.rest.frame, label.frame_count, 2))
     assert all(np.array_equal(centres[f], rest) for f in after)
     assert rest[2] == pytest.approx(label.scene.box.floor_height_mm + label.scene.meteor.diameter_mm / 2)
+
+
+def test_a_meteor_track_fixes_every_frame_before_the_rest_and_which_are_held(label):
+    """With the optional `meteor_track`, the hold and the whole flight are known, not just the arcs."""
+    from calibration.truth import TrueMeteorPoint
+
+    flight = flight_centres_mm(label)
+    track = [TrueMeteorPoint(frame=f, centre_mm=(1.0 * f, 2.0, 3.0), held=f < label.release.frame)
+             for f in range(label.frame_count)]
+    tracked = label.model_copy(update={"meteor_track": track})
+    centres = known_centres_mm(tracked, rest_every=2)
+    assert [f for f in centres if f < label.rest.frame] == list(range(label.rest.frame))
+    assert all(np.array_equal(centres[f], [1.0 * f, 2.0, 3.0]) for f in flight)
+    assert np.array_equal(centres[label.rest.frame], rest_centre_mm(label))
+    assert held_frames(tracked) == set(range(label.release.frame))
+    assert held_frames(label) == set()

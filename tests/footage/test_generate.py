@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from calibration.truth import load_label
@@ -98,3 +99,35 @@ def test_the_narrow_world_still_draws_the_narrow_clips_exactly(tmp_path: Path):
     bundled = Path(__file__).resolve().parents[2] / "tests" / "narrow_clips" / f"clip_{FAST:03d}.json"
     generate_clip(tmp_path, FAST, seed=0)
     assert (tmp_path / bundled.name).read_text() == bundled.read_text()
+
+
+def test_a_tracked_label_holds_the_meteor_in_every_frame_and_the_same_video(tmp_path: Path):
+    """`--track-meteor` adds where the meteor's centre was in each frame, held until the release frame,
+    at the labelled release point and rest, and through each labelled table bounce; the clip and the
+    rest of the label are unchanged."""
+    from calibration.truth_path import held_frames, rest_centre_mm
+    from footage.world import WIDE
+
+    plain, tracked = tmp_path / "plain", tmp_path / "tracked"
+    plain.mkdir()
+    tracked.mkdir()
+    generate_clip(plain, FAST, seed=3, world=WIDE)
+    generate_clip(tracked, FAST, seed=3, world=WIDE, track_meteor=True)
+    name = f"clip_{FAST:03d}"
+    assert (plain / f"{name}.mp4").read_bytes() == (tracked / f"{name}.mp4").read_bytes()
+    label, with_track = load_label(plain / f"{name}.json"), load_label(tracked / f"{name}.json")
+    assert not label.meteor_track and "meteor_track" not in (plain / f"{name}.json").read_text()
+    assert with_track.model_copy(update={"meteor_track": []}) == label
+
+    track = with_track.meteor_track
+    assert [point.frame for point in track] == list(range(label.frame_count))
+    assert held_frames(with_track) == set(range(label.release.frame))
+    centres = {point.frame: np.array(point.centre_mm) for point in track}
+    release = label.release
+    assert np.allclose(centres[release.frame], [*release.table_mm, release.height_mm], atol=0.01)
+    for bounce in (b for b in label.bounces if b.surface == "table"):
+        # the bounce falls within its frame: the track passes it within one frame's travel
+        travel = np.linalg.norm(centres[bounce.frame + 1][:2] - centres[bounce.frame - 1][:2])
+        assert np.linalg.norm(centres[bounce.frame][:2] - bounce.table_mm) <= travel
+    assert label.rest is not None
+    assert np.linalg.norm(centres[label.frame_count - 1] - rest_centre_mm(label)) < 1.0

@@ -1,0 +1,50 @@
+"""`meteors-judge track-check DIR...`: how often the judge's track is on the meteor, held and in flight.
+
+Needs labels with `meteor_track` (`meteors-judge samples generate --track-meteor`). Each clip is judged
+as `eval` judges it; in every frame with the meteor in the picture, the judge's sighting is counted
+as on the meteor, elsewhere or missing, by phase (`vision.track_check`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from cli.errors import UserError
+from cli.options import check_writable, whole_number
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("dirs", nargs="+", metavar="DIR", help="folders of clips labelled with --track-meteor")
+    parser.add_argument("--limit", type=whole_number(1, None, "a number of clips"), metavar="N",
+                        help="use only the first N clips of each folder")
+    parser.add_argument("--workers", type=whole_number(1, 2, "a number of worker processes"), default=1,
+                        metavar="N", help="judge clips in N processes, 1 or 2 (default 1); the results are the same")
+    parser.add_argument("--out", metavar="FILE.json", help="also write the figures as JSON")
+
+
+def run(args: argparse.Namespace) -> int:
+    for folder in map(Path, args.dirs):
+        if not folder.is_dir():
+            raise UserError(f"folder not found: {folder}")
+    if args.out:
+        check_writable(Path(args.out))
+
+    from calibration.truth import load_label
+    from vision.likeness_fit import label_paths
+    from vision.runner import progress_bar
+    from vision.track_check import check, format_summary, summarize
+
+    paths = [path for path in label_paths(args.dirs, args.limit) if load_label(path).meteor_track]
+    if not paths:
+        raise UserError(f"no clip in {', '.join(args.dirs)} has a meteor_track: generate them with "
+                        "`meteors-judge samples generate --track-meteor`")
+    with progress_bar(len(paths), "judging", unit="clip") as bar:
+        summary = summarize(check(paths, args.workers, on_clip=lambda: bar.update(1)))
+    print(f"{len(paths)} clips; share of the frames with the meteor in the picture")
+    print(format_summary(summary))
+    if args.out:
+        Path(args.out).write_text(json.dumps({"clips": len(paths), "phases": summary}, indent=1) + "\n",
+                                  encoding="utf-8")
+    return 0
