@@ -766,6 +766,19 @@ class LaunchJudge:
                 self._set_state("in_flight", frame_index, events, "meteor found in the box: its launch was not seen")
                 return
             flying = self._held_thing_flying_elsewhere(frame_bgr, frame_index)
+            if flying is not None and (led := self._flight_leading_to(flying, frame_index)) is not None:
+                # the track followed the meteor out of the hand, then slipped onto the hand: keep the hold
+                # and the flight's start, which time the release, and follow the meteor found
+                self._drop_from(self._frames[led] + 1)
+                self.tracker.reset()
+                self.tracker.start(flying.x, flying.y)
+                self._record(frame_index, flying.x, flying.y, flying.diameter_px, SEEN)
+                self._track_size = flying.diameter_px * flying.elongation
+                self._released_at = self._frames[led]
+                self._set_state("in_flight", frame_index, events, "in flight (found again past the hand)")
+                released = JudgeEvent("release", self._frames[led], "meteor released (frame refined at the verdict)")
+                events.append(released)
+                return
             if flying is not None:
                 # what the tracker holds is not the meteor (a hand, a card, a ghost the background learned):
                 # follow the meteor flying elsewhere as a track first seen in flight
@@ -1148,6 +1161,29 @@ class LaunchJudge:
         if detector.touching(detection.x, detection.y, detection.diameter_px, sweep) > HAND_TOUCH:
             return None
         return detection
+
+    def _flight_leading_to(self, flying: Detection, frame_index: int) -> int | None:
+        """The latest sighting of the track that was already the meteor flying to `flying`, found now away
+        from what the tracker holds: from the sighting before it, it moved at about the speed and heading
+        that carry it to `flying` by this frame. None when no sighting of the last second leads there
+        (the track never followed the meteor out of the hand)."""
+        diameter = self._meteor_diameter_px()
+        oldest = bisect.bisect_left(self._frames, frame_index - self.fps)
+        seen = self._sighting_indices(oldest)
+        for earlier, later in reversed(list(zip(seen, seen[1:], strict=False))):
+            step = self._frames[later] - self._frames[earlier]
+            gap = frame_index - self._frames[later]
+            if step > 3 or gap < 1:
+                continue
+            x, y = self._px[2 * later], self._px[2 * later + 1]
+            gap_v = ((flying.x - x) / gap, (flying.y - y) / gap)
+            speed = math.hypot(*gap_v)
+            if speed < self.config.flying_min_sweep * diameter:
+                continue
+            track_v = ((x - self._px[2 * earlier]) / step, (y - self._px[2 * earlier + 1]) / step)
+            if math.hypot(track_v[0] - gap_v[0], track_v[1] - gap_v[1]) <= 0.35 * speed + 1.5 * diameter / gap:
+                return later
+        return None
 
     def _flying_search_allowed(self) -> bool:
         """Whether a meteor flying elsewhere is looked for: while one is held and tracked, until the meteor

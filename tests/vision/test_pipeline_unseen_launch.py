@@ -136,3 +136,22 @@ def test_without_the_search_for_a_meteor_flying_elsewhere_that_launch_goes_unjud
     with hue_test_only():
         result = judge_labelled(FLYING, label, judge=_judge_without_flying_search(label))
     assert result.verdicts == []
+
+
+FOLLOWED_OUT = Path(__file__).resolve().parent / "clips" / "followed_out_of_hand_9104_070.mp4"
+
+
+def test_a_track_that_slipped_onto_the_hand_keeps_the_hold_and_the_flights_start_when_the_meteor_is_found():
+    """Generated seed 9104's clip_070 (640×480, 60 fps, a near-black meteor): the tracker follows the meteor
+    out of the hand for four frames, then slips onto the hand following through, and finds the meteor
+    flying elsewhere 17 frames later. The sightings that lead to it (moving at the speed and heading
+    that carry them there) are kept: the release is timed from the hold, not from where the meteor was
+    found (frame 32, 375 mm past the true release point)."""
+    label = load_label(FOLLOWED_OUT.with_suffix(".json"))
+    result = judge_labelled(FOLLOWED_OUT, label)
+    assert any(item.event.message == "in flight (found again past the hand)" for item in result.events)
+    assert len(result.verdicts) == 1
+    verdict = result.verdicts[0]
+    assert abs(verdict.release.frame - label.release.frame) <= 5
+    assert math.dist(verdict.release.table_mm, label.release.table_mm) < 100.0
+    assert not any(reason.startswith("release not seen") for reason in verdict.dispute_reasons)
