@@ -382,6 +382,16 @@ def _ground(camera, pixel: np.ndarray, z: float) -> np.ndarray:
     return camera.pixel_to_plane(np.asarray(pixel, dtype=np.float64).reshape(1, 2), z)[0, :2]
 
 
+def _over_box(px: np.ndarray, camera, rig: Rig, pose, radius_mm: float) -> np.ndarray:
+    """Per sighting: its ground point (the meteor taken on the table) lies inside the box outline."""
+    inside = np.zeros(len(px), dtype=bool)
+    known = np.isfinite(px).all(axis=1)
+    if known.any():
+        ground = camera.pixel_to_plane(px[known], radius_mm)[:, :2]
+        inside[known] = [outline_signed_mm(rig, pose, xy) > 0.0 for xy in ground]
+    return inside
+
+
 def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index: int) -> tuple[Verdict, Analysis]:
     camera = calibration.camera
     pose = calibration.box_pose
@@ -407,6 +417,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         notes.append(f"markers missing: {missing} (calibrated from the others)")
 
     ok = (track.flags != COASTED) & np.isfinite(track.diameters) & np.isfinite(track.px).all(axis=1)
+    track = replace(track, over_box=_over_box(track.px, camera, rig, pose, radius))
     ok_idx = np.flatnonzero(ok)
     frames = track.frames[ok]
     px = track.px[ok]
@@ -460,7 +471,8 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     diameter_px = float(np.median(diam))
     # the hold's last sighting: the same hold the release fit starts from (one held by a hand the touch
     # ring saw, when there is one: a meteor sliding to a stop in the box is no hold)
-    hold = held_still_before_throw(px, times, rest_index, diameter_px, in_hand=flags == HAND)
+    hold = held_still_before_throw(px, times, rest_index, diameter_px, in_hand=flags == HAND,
+                                   over_box=track.over_box[ok])
     throw_start = hold[1] - 1 if hold is not None else 0
     if throw_start == 0:
         throw_start = _first_departure(px, rest_index, diameter_px)

@@ -550,11 +550,14 @@ def throw_move_px(diameter_px: float) -> float:
 
 
 def held_still_before_throw(
-    px: np.ndarray, times: np.ndarray, stop: int, diameter_px: float = math.inf, in_hand: np.ndarray | None = None
+    px: np.ndarray, times: np.ndarray, stop: int, diameter_px: float = math.inf, in_hand: np.ndarray | None = None,
+    over_box: np.ndarray | None = None,
 ) -> tuple[int, int] | None:
     """(first, end) of the last held-still run that a big move follows; end is the first moving index.
 
-    A run is still while each step is under `STILL_PX` per 1/60 s.
+    A run is still while each step is under `STILL_PX` per 1/60 s. With `over_box` (per sighting), a run
+    whose last sighting lies over the box is no hold: a meteor that stops in the box and rolls or
+    bounces on is not thrown from there.
 
     With `in_hand` (per sighting: the touch ring saw a hand on it), only runs the hand was seen in
     count when there are any: a meteor lying still in the box and then rolling on is no throw. A grip
@@ -569,12 +572,17 @@ def held_still_before_throw(
     be a frame or two late; the fit finds the push's start itself (walking the end back to where the
     sightings depart steadily made 3 of those calls worse on the same launches)."""
     move_px = throw_move_px(diameter_px)
-    by_steps = _still_runs(px, times, stop, move_px, None)
+
+    def runs(jitter_px: float | None) -> list[tuple[int, int]]:
+        found = _still_runs(px, times, stop, move_px, jitter_px)
+        return found if over_box is None else [run for run in found if not over_box[run[1] - 1]]
+
+    by_steps = runs(None)
     if in_hand is not None:
         held = _held_runs(by_steps, in_hand)
         if not held:
-            jitter_px = max(JITTER_MIN_PX, JITTER_DIAMETERS * diameter_px if math.isfinite(diameter_px) else 0.0)
-            held = _held_runs(_still_runs(px, times, stop, move_px, jitter_px), in_hand)
+            held = _held_runs(runs(max(JITTER_MIN_PX, JITTER_DIAMETERS * diameter_px if math.isfinite(diameter_px)
+                                       else 0.0)), in_hand)
         if held:
             return held[-1]
     return by_steps[-1] if by_steps else None
@@ -746,7 +754,9 @@ def estimate_release(
 
     # -- the hold and the start of the throw ---------------------------------------------------------
     upx = proj.undistort(px)
-    throw = held_still_before_throw(upx, times, len(px), float(np.median(diam)), in_hand=flags == HAND)
+    over_box = np.asarray(track.over_box)[idx] if len(track.over_box) == n_all else None
+    throw = held_still_before_throw(upx, times, len(px), float(np.median(diam)), in_hand=flags == HAND,
+                                    over_box=over_box)
     if throw is None:
         return _unreliable("no held-still stretch before the throw (the release was not seen)", fps, e0, (e_lo, e_hi))
     run_first, moving = throw

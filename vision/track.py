@@ -46,6 +46,9 @@ class LaunchTrack:
     regained: tuple[tuple[int, int], ...] = ()
     # each sighting's shadow (vision.shadow; px, NaN where none was measured); empty when not measured
     shadow_px: np.ndarray = field(default_factory=lambda: np.zeros((0, 2)))
+    # each sighting's ground point lies over the box, where no hand holds the meteor for a launch (set by
+    # the analysis from the calibration); empty when not known
+    over_box: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=bool))
 
 
 def sizes_by_turns(indices: list[int], sizes: Sequence[float] | np.ndarray) -> list[list[int]]:

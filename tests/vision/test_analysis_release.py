@@ -202,19 +202,22 @@ def test_a_rough_fit_s_window_reaches_three_frames_past_its_estimate():
 RIM_PAUSE = Path(__file__).resolve().parent / "clips" / "rim_pause_taken_for_hold_9038_130.mp4"
 
 
-def test_a_release_judged_over_the_box_is_disputed():
+def test_a_pause_in_the_box_is_not_taken_for_the_hold():
     """Held-out 9038 clip_130 (60 fps, released 137 mm behind the line, two table bounces, into the
     pterodactyl space): the meteor in the hand was seen only in parts, never still, and the only
     still spell the track showed was a pause in the box before it rolled on. Taken for the hold, it
-    put the release 456 mm over the line, inside the box: a certain foul, void, no dispute. A launch
-    is not released over the box it is aimed at: such a release means the throw was missed."""
+    put the release 456 mm over the line, inside the box: a wrong void call. No hand holds the meteor
+    over the box for a launch: that pause is no hold, the release is bracketed from the track's
+    start behind the line, and the call is right, disputed (the hold was never seen still)."""
     label = load_label(RIM_PAUSE.with_suffix(".json"))
     with hue_test_only():  # the table-hue test sees the meteor in the hand, and the hold is right
         track, rig, calibration, config, frame_index = judge_launch_inputs(RIM_PAUSE, label)[0]
     verdict, _analysis = judge_launch(track, rig, calibration, config, frame_index)
-    assert label.outcome == "dinosaur" and verdict.outcome == "void"  # the wrong call, still made ...
-    assert outline_signed_mm(rig, calibration.box_pose, np.asarray(verdict.release.table_mm)) > 0
-    assert verdict.disputed and any("over the box" in reason for reason in verdict.dispute_reasons)  # ... but disputed
+    assert outline_signed_mm(rig, calibration.box_pose, np.asarray(verdict.release.table_mm)) < 0
+    assert verdict.herd_line_ok and verdict.outcome == label.outcome == "dinosaur"
+    assert verdict.region == label.region
+    assert verdict.disputed and any(reason.startswith("release") for reason in verdict.dispute_reasons)
+    assert not any("over the box" in reason for reason in verdict.dispute_reasons)
 
 
 HAND_SEEN_AGAIN = Path(__file__).resolve().parent / "clips" / "hand_seen_again_9047_155.mp4"

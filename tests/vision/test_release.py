@@ -354,13 +354,16 @@ def test_the_meteor_own_fit_is_a_rival_where_it_disagrees_with_the_hand(rule, ha
 
 
 @pytest.mark.parametrize(
-    ("rule", "hand_seen", "expected_end"),
+    ("rule", "hand_seen", "box_known", "expected_end"),
     [
-        ("the hand seen on the hold: the throw starts there, not where the meteor rolls on in the box", True, 12),
-        ("no hand seen anywhere: the last still run that a move follows, as before", False, 47),
+        ("the hand seen on the hold: the throw starts there, not where the meteor rolls on in the box", True,
+         False, 12),
+        ("no hand seen anywhere: the last still run that a move follows", False, False, 47),
+        ("no hand seen, the stop known to be over the box: no hold there, the throw starts before the flight",
+         False, True, 12),
     ],
 )
-def test_the_throw_starts_from_the_last_hold_the_hand_was_seen_in(rule, hand_seen, expected_end):
+def test_the_throw_starts_from_the_last_hold_the_hand_was_seen_in(rule, hand_seen, box_known, expected_end):
     from vision.release import held_still_before_throw
 
     fps = 60.0
@@ -371,7 +374,10 @@ def test_the_throw_starts_from_the_last_hold_the_hand_was_seen_in(rule, hand_see
     px = np.array(hold + flight + lying + roll)
     in_hand = np.zeros(len(px), bool)
     in_hand[: len(hold)] = hand_seen
-    throw = held_still_before_throw(px, np.arange(len(px)) / fps, len(px), 10.0, in_hand=in_hand)
+    over_box = np.zeros(len(px), bool)
+    over_box[len(hold) + len(flight) - 3 :] = True  # the flight's end, the stop and the roll lie over the box
+    throw = held_still_before_throw(px, np.arange(len(px)) / fps, len(px), 10.0, in_hand=in_hand,
+                                    over_box=over_box if box_known else None)
     assert throw is not None and throw[1] == expected_end, rule
 
 
