@@ -31,12 +31,11 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         check_writable(Path(args.out))
 
-    from calibration.truth import load_label
     from vision.likeness_fit import label_paths
     from vision.runner import progress_bar
     from vision.track_check import check, format_summary, summarize
 
-    paths = [path for path in label_paths(args.dirs, args.limit) if load_label(path).meteor_track]
+    paths = label_paths(args.dirs, args.limit, keep=lambda truth: bool(truth.meteor_track))
     if not paths:
         raise UserError(f"no clip in {', '.join(args.dirs)} has a meteor_track: generate them with "
                         "`meteors-judge samples generate --track-meteor`")

@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from calibration.truth import load_label
+from calibration.truth import LaunchTruth, load_label
 from calibration.truth_path import centres_px, held_frames, known_centres_mm
 from vision.doubt_fit import choose_l2, fit_logistic, is_held_out, standardize
 from vision.likeness import FEATURE_NAMES, LikenessModel
@@ -166,12 +166,15 @@ def train(examples: Examples, held_out_fraction: float) -> tuple[LikenessModel, 
     return model, report
 
 
-def label_paths(folders: Sequence[str | Path], limit: int | None = None) -> list[Path]:
-    """The labels of the folders (sorted), at most `limit` of them from each."""
+def label_paths(
+    folders: Sequence[str | Path], limit: int | None = None, keep: Callable[[LaunchTruth], bool] | None = None
+) -> list[Path]:
+    """The labels of the folders (sorted), at most `limit` of them from each, and of those only the ones
+    whose label `keep` accepts."""
     from vision.evaluate import discover
 
     paths: list[Path] = []
     for folder in folders:
         clips, _skipped = discover(folder)
-        paths += [clip.label_path for clip in clips[:limit]]
+        paths += [clip.label_path for clip in clips[:limit] if keep is None or keep(clip.truth)]
     return paths

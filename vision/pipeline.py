@@ -770,10 +770,7 @@ class LaunchJudge:
                 # the track followed the meteor out of the hand, then slipped onto the hand: keep the hold
                 # and the flight's start, which time the release, and follow the meteor found
                 self._drop_from(self._frames[led] + 1)
-                self.tracker.reset()
-                self.tracker.start(flying.x, flying.y)
-                self._record(frame_index, flying.x, flying.y, flying.diameter_px, SEEN)
-                self._track_size = flying.diameter_px * flying.elongation
+                self._follow_found_flying(flying, frame_index)
                 self._released_at = self._frames[led]
                 self._set_state("in_flight", frame_index, events, "in flight (found again past the hand)")
                 released = JudgeEvent("release", self._frames[led], "meteor released (frame refined at the verdict)")
@@ -783,10 +780,7 @@ class LaunchJudge:
                 # what the tracker holds is not the meteor (a hand, a card, a ghost the background learned):
                 # follow the meteor flying elsewhere as a track first seen in flight
                 self._reset_track()
-                self.tracker.reset()
-                self.tracker.start(flying.x, flying.y)
-                self._record(frame_index, flying.x, flying.y, flying.diameter_px, SEEN)
-                self._track_size = flying.diameter_px * flying.elongation
+                self._follow_found_flying(flying, frame_index)
                 self._found_flying = frame_index
                 self._set_state("in_flight", frame_index, events, "meteor found flying: its release was not seen")
                 return
@@ -1161,6 +1155,13 @@ class LaunchJudge:
         if detector.touching(detection.x, detection.y, detection.diameter_px, sweep) > HAND_TOUCH:
             return None
         return detection
+
+    def _follow_found_flying(self, flying: Detection, frame_index: int) -> None:
+        """Track the meteor found flying elsewhere from its sighting in this frame."""
+        self.tracker.reset()
+        self.tracker.start(flying.x, flying.y)
+        self._record(frame_index, flying.x, flying.y, flying.diameter_px, SEEN)
+        self._track_size = flying.diameter_px * flying.elongation
 
     def _flight_leading_to(self, flying: Detection, frame_index: int) -> int | None:
         """The latest sighting of the track that was already the meteor flying to `flying`, found now away

@@ -19,9 +19,9 @@ from typing import Any
 
 from calibration.truth import LaunchTruth, load_label
 from calibration.truth_path import centres_px
+from vision.likeness_fit import NEAR_DIAMETERS  # the same nearness makes a blob the meteor in training
 
-NEAR_DIAMETERS = 1.5  # a sighting this near the true centre (in apparent diameters) is on the meteor
-MIN_DIAMETER_PX = 4.0  # ... and at least this near, for a meteor a few pixels across
+MIN_DIAMETER_PX = 4.0  # a sighting within NEAR_DIAMETERS of this many pixels is on a meteor a few pixels across
 PHASES = ("held", "flight", "after")
 PLACES = ("on_meteor", "elsewhere", "unseen")
 
