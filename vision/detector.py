@@ -46,11 +46,18 @@ from vision.likeness import blob_features
 # background pointing within this angle of the meteor's colour.
 FAINT_MIN_ALPHA = 0.2
 FAINT_MAX_ANGLE_DEG = 25.0
+FAINT_MIN_SWEEP = 0.5  # meteor diameters a frame from which a tracked meteor may blur into a faint streak
 MIN_CONTRAST = 300.0  # |meteor − background|² below this: the meteor cannot be told from the table there
 # A hand near the meteor (`MeteorDetector.hand_nearby`): pixels of the ring 2–4 meteor diameters out whose
 # colour differs from the table's by more than this (summed over B, G, R, after the lighting's drift)
 HAND_RING_DIAMETERS = (2.0, 4.0)
 HAND_LEVEL = 25.0
+
+
+def streak_area_max_px(diameter_px: float, speed_px: float) -> float:
+    """The largest faint streak a meteor of `diameter_px` makes at `speed_px` a frame: a whole frame's
+    sweep, with a blur fringe."""
+    return 2.0 * (diameter_px + 4.0) * (diameter_px + speed_px + 4.0)
 
 
 class TableHue(NamedTuple):

@@ -18,6 +18,7 @@ from __future__ import annotations
 import bisect
 import math
 import statistics
+from collections import deque
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -27,9 +28,10 @@ from calibration.geometry import BoxPose
 from calibration.rig import Rig
 from vision import unjudged
 from vision.analysis import judge_launch
+from vision.backtrack import BacktrackSettings, frames_to_keep, walk_back
 from vision.box_follow import BoxFollower
 from vision.box_rest import BoxRestSettings, FloorBlob, new_against_all
-from vision.detector import Detection, MeteorDetector
+from vision.detector import FAINT_MIN_SWEEP, Detection, MeteorDetector, streak_area_max_px
 from vision.hand import HandWatch, hand_reach_box
 from vision.landing import herd_line_in_use, herd_line_signed, outline_signed_mm
 from vision.likeness import shipped_model as likeness_model
@@ -54,9 +56,8 @@ PUSH_GROWTH = 1.1  # a push speeds the held meteor up by more than this factor p
 SLID_OUT_SIGHTINGS = 4  # the last sightings whose speed tells a meteor that slid out of view
 EARLY_REST_MIN_FRAMES = 6  # an early rest spans at least this many sightings (at 30 fps: no earlier than a full rest)
 # a faint streak (`MeteorDetector.faint_candidates_near`) is looked for only when the tracked meteor
-# moves at least this many diameters per frame; its diameter must be in this range of the meteor's,
-# and a long one must point within this angle of the tracked motion
-FAINT_MIN_SWEEP = 0.5
+# moves at least `FAINT_MIN_SWEEP` diameters per frame; its diameter must be in this range of the
+# meteor's, and a long one must point within this angle of the tracked motion
 FAINT_SIZE_RATIO = (0.6, 1.6)
 FAINT_MAX_TURN_DEG = 30.0
 # a meteor seen free of any hand this many of its diameters (on the table) from where it stopped, or was
@@ -140,6 +141,8 @@ class JudgeConfig:
     # a meteor lost in flight, or never seen, is also looked for lying in the box, as a change from the box
     # before the launch
     box_rest: BoxRestSettings = field(default_factory=BoxRestSettings)
+    # a flight picked up late is followed backwards through the last frames kept (`vision.backtrack`)
+    backtrack: BacktrackSettings = field(default_factory=BacktrackSettings)
 
 
 @dataclass
@@ -210,6 +213,9 @@ class LaunchJudge:
         self._lost_judged = False  # the last launch was judged while lost: it may be seen again in flight
         self._hand = HandWatch()
         self._shadow = ShadowWatch()
+        # the last frames (index, BGR) while a launch may be under way, for `_walk_back_if_picked_up_late`
+        # (made at the first frame, whose size sets how many are kept)
+        self._kept_frames: deque[tuple[int, np.ndarray]] | None = None
         self._reset_track()
         self._last_frame = -1
         self._frame_size: tuple[int, int] | None = None
@@ -235,6 +241,8 @@ class LaunchJudge:
     # ------------------------------------------------------------------ public API
 
     def process(self, frame_bgr: np.ndarray, frame_index: int) -> list[JudgeEvent]:
+        """Judge one frame; the events it completes. The judge keeps the last frames it was given (see
+        `BacktrackSettings`): a caller must not write into a frame once it has passed it."""
         events: list[JudgeEvent] = []
         self._last_frame = frame_index
         if self.calibration is None:
@@ -455,6 +463,7 @@ class LaunchJudge:
         # the last search for a meteor flying elsewhere: (frame, [(x, y) of each moving blob])
         self._flying_elsewhere: tuple[int, list[tuple[float, float]]] | None = None
         self._found_flying: int | None = None  # the frame this track started from a meteor found flying
+        self._walked_back_from: int | None = None  # the first sighting of the last flight followed backwards
         self._lying_unseen: list[tuple[int, FloorBlob]] = []  # lost in flight: a blob lying still in the box since
         self._hand.reset()
         self._shadow.reset()
@@ -486,6 +495,7 @@ class LaunchJudge:
         detection: Detection | None = None
         tracker = self.tracker
         started = False
+        self._keep_frame(frame_index, frame_bgr)
         if tracker.active:
             px, py, gate = tracker.predict()
             # the tracker never leaves its gate: only a window round the prediction is searched,
@@ -624,8 +634,7 @@ class LaunchJudge:
         speed = self.tracker.speed_px
         if speed < FAINT_MIN_SWEEP * diameter:
             return None  # too slow to blur: its colour would have passed the colour test
-        # the largest streak the meteor makes at that speed: a whole frame's sweep, with a blur fringe
-        max_area = 2.0 * (diameter + 4.0) * (diameter + speed + 4.0)
+        max_area = streak_area_max_px(diameter, speed)
         reach = gate + diameter + speed / 2 + 2 * detector.scale
         candidates = detector.faint_candidates_near(frame_bgr, x, y, reach, max_area)
         best = min(candidates, key=lambda c: math.hypot(c[0] - x, c[1] - y), default=None)
@@ -842,6 +851,7 @@ class LaunchJudge:
                 events.append(JudgeEvent("release", frame_index, "meteor released (frame refined at the verdict)"))
             return
         if self.state == "in_flight":
+            self._walk_back_if_picked_up_late()
             hold_frames = self._hold_frames()
             if self._held_in_hand(hold_frames) and self._carried_into_view():
                 self._hold_again(frame_index, hold_frames, events)
@@ -1185,6 +1195,107 @@ class LaunchJudge:
             if math.hypot(track_v[0] - gap_v[0], track_v[1] - gap_v[1]) <= 0.35 * speed + 1.5 * diameter / gap:
                 return later
         return None
+
+    def _keep_frame(self, frame_index: int, frame_bgr: np.ndarray) -> None:
+        """Keep the frame for a walk back while a launch may be under way; forget the kept ones otherwise."""
+        if self._kept_frames is None:
+            self._kept_frames = deque(maxlen=frames_to_keep(self.config.backtrack, self.fps, frame_bgr.nbytes))
+        if self.state in ("waiting", "in_hand", "in_flight"):
+            self._kept_frames.append((frame_index, frame_bgr))
+        else:
+            self._kept_frames.clear()
+
+    def _late_flight_start(self) -> int | None:
+        """The index of the first sighting of the track's latest run of clear sightings (two or more, each
+        at most two frames after the last), when that run began after a gap: the track starts there, or
+        before it the meteor was unseen or something else was followed. None otherwise (the run went on
+        from sightings touching the hand: the tracker followed the meteor out of it)."""
+        flags, frames = self._flags, self._frames
+        if len(frames) < 2 or flags[-1] not in (SEEN, PARTIAL):
+            return None
+        start = len(frames) - 1
+        while start > 0 and flags[start - 1] in (SEEN, PARTIAL) and frames[start] - frames[start - 1] <= 2:
+            start -= 1
+        if len(frames) - start < 2:
+            return None
+        if start > 0 and flags[start - 1] == HAND and frames[start] - frames[start - 1] == 1:
+            return None
+        return start
+
+    def _walk_back_if_picked_up_late(self) -> None:
+        """A flight picked up after a gap is followed backwards through the frames kept
+        (`vision.backtrack`), to the hand or to the sightings before the gap; what is found there replaces
+        the gap's predictions."""
+        start = self._late_flight_start()
+        if start is None or self._frames[start] == self._walked_back_from or not self._kept_frames:
+            return
+        first_frame = self._frames[start]
+        self._walked_back_from = first_frame
+        before = next((i for i in range(start - 1, -1, -1) if self._flags[i] != COASTED), None)
+        after_frame = self._frames[before] if before is not None else -1
+        frames = [(index, image) for index, image in self._kept_frames if after_frame < index < first_frame]
+        sizes = [d for d in self._diam[start : start + 4] if math.isfinite(d)]
+        if not frames or not sizes:
+            return
+        diameter = statistics.median(sizes)
+        if diameter < self.config.flying_min_size * self._meteor_diameter_px():
+            return  # a run of specks, not the whole meteor: no size to walk back by
+        first = (first_frame, self._px[2 * start], self._px[2 * start + 1])
+        second = (self._frames[start + 1], self._px[2 * start + 2], self._px[2 * start + 3])
+        if math.dist(first[1:], second[1:]) < self.config.flying_min_sweep * diameter * (second[0] - first[0]):
+            return  # not flying: the gap of a slow or still meteor is no flight's
+        touched: set[int] = set()
+        joined: set[int] = set()
+
+        def reached_start(frame_bgr: np.ndarray, detection: Detection) -> bool:
+            # (the detector's last colour search was round this sighting: its touch ring reads that frame)
+            if self.detector.touching(detection.x, detection.y, detection.diameter_px) > HAND_TOUCH:
+                touched.add(id(detection))
+                return True
+            if before is not None and math.hypot(
+                    detection.x - self._px[2 * before], detection.y - self._px[2 * before + 1]) <= diameter:
+                joined.add(id(detection))
+                return True
+            return False
+
+        found = walk_back(self.detector, frames, first, second, diameter, reached_start, self.config.backtrack)
+        if found:
+            self._insert_before(start, [
+                (index, d.x, d.y, d.diameter_px,
+                 HAND if id(d) in touched else PARTIAL if d.partial or d.faint else SEEN)
+                for index, d in reversed(found)
+            ], joined=bool(joined))
+            self._walked_back_from = found[-1][0]
+
+    def _insert_before(self, start: int, sightings: list[tuple[int, float, float, float, int]], joined: bool) -> None:
+        """Put `sightings` (frame, x, y, diameter, flag; in time order, all before sighting `start`) into
+        the track in place of what it holds from the first of their frames to `start`. When they are
+        `joined` to the sightings before them (the walk met the track where the tracker lost the meteor),
+        the meteor was not lost there after all; else what the tracker followed before may have been
+        something else, and its loss stands."""
+        earliest = sightings[0][0]
+        first_frame = self._frames[start]
+        tail = (self._frames[start:], self._px[2 * start :], self._diam[start:], self._flags[start:],
+                self._shadow_px[2 * start :])
+        self._drop_from(earliest)
+        for frame, x, y, diameter, flag in sightings:
+            self._frames.append(frame)
+            self._px.extend((x, y))
+            self._diam.append(diameter)
+            self._flags.append(flag)
+            self._shadow_px.extend((math.nan, math.nan))
+        frames, px, diam, flags, shadow_px = tail
+        self._frames += frames
+        self._px += px
+        self._diam += diam
+        self._flags += flags
+        self._shadow_px += shadow_px
+        xs, ys = self._px[0::2], self._px[1::2]
+        self._box = [min(xs), max(xs), min(ys), max(ys)]
+        if joined:
+            self._regained = [(frame, unseen) for frame, unseen in self._regained if frame != first_frame]
+        if self._found_flying == first_frame:
+            self._found_flying = earliest
 
     def _flying_search_allowed(self) -> bool:
         """Whether a meteor flying elsewhere is looked for: while one is held and tracked, until the meteor

@@ -16,6 +16,7 @@ import vision.detector as detector
 import vision.pipeline as pipeline
 from calibration.camera import CameraModel
 from calibration.truth import load_label
+from vision.backtrack import BacktrackSettings
 from vision.flight import FlightImpact
 from vision.landing import herd_line_signed, herd_normal
 from vision.runner import RunResult, run_judge
@@ -70,9 +71,16 @@ def first_frames(source: Path, out: Path, frames: int) -> Path:
     return out
 
 
-def judge_launch_inputs(video: Path, label) -> list[tuple]:
-    """Run the judge on `video` with its label's scene and launch mode; every `judge_launch` call's
-    arguments (track, rig, calibration, config, frame_index), in order."""
+def judge_without_walk_back(label) -> pipeline.LaunchJudge:
+    """A judge for `label`'s clip that keeps no frames, so never walks a flight back (`vision.backtrack`):
+    for the decisions on a track whose gaps stay unseen."""
+    config = pipeline.JudgeConfig(launch_mode=label.launch_mode, backtrack=BacktrackSettings(seconds=0.0))
+    return pipeline.LaunchJudge(label.scene, config=config, fps=label.fps)
+
+
+def judge_launch_inputs(video: Path, label, **options) -> list[tuple]:
+    """Run the judge on `video` with its label's scene and launch mode (`options` as `run_judge`'s); every
+    `judge_launch` call's arguments (track, rig, calibration, config, frame_index), in order."""
     calls = []
     original = pipeline.judge_launch
 
@@ -82,7 +90,7 @@ def judge_launch_inputs(video: Path, label) -> list[tuple]:
 
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pipeline, "judge_launch", capture)
-        judge_labelled(video, label)
+        judge_labelled(video, label, **options)
     return calls
 
 

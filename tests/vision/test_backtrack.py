@@ -1,0 +1,97 @@
+"""A flight the tracker picked up late is walked back through the frames the judge kept (`vision.backtrack`).
+
+The clip is generated seed 9104's clip_037 (`tests/vision/clips/`, 1280×720 at 30 fps, labelled with the
+meteor's whole path). The tracker sees the meteor in the hand until frame 5 and picks its flight up
+at frame 14, just after the first table bounce (frame 12); it misses frames 23 and 25 round the
+second (frame 22). Without the walk back those gaps hide both bounces and the launch is ruled void
+for want of one.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+
+from launch_inputs import judge_labelled, judge_launch_inputs, judge_without_walk_back
+
+import vision.pipeline as pipeline
+from calibration.truth import load_label
+from calibration.truth_path import centres_px, known_centres_mm
+from vision.analysis import judge_launch
+from vision.backtrack import BacktrackSettings
+from vision.track import COASTED
+
+CLIP = Path(__file__).resolve().parent / "clips" / "walked_back_bounces_9104_037.mp4"
+
+
+def _judge(label, backtrack: BacktrackSettings):
+    """The verdicts on the clip, and the track the judge held when it gave the first one."""
+    judge = pipeline.LaunchJudge(label.scene, config=pipeline.JudgeConfig(launch_mode=label.launch_mode,
+                                                                          backtrack=backtrack), fps=label.fps)
+    tracks = []
+
+    def keep_track(_index, _frame, judge, events) -> None:
+        if not tracks and any(event.kind == "verdict" for event in events):
+            tracks.append(judge.current_track())
+
+    result = judge_labelled(CLIP, label, judge=judge, on_frame=keep_track)
+    return result.verdicts, tracks[0]
+
+
+def _seen(track) -> dict[int, tuple[float, float]]:
+    return {int(f): (float(x), float(y)) for f, (x, y), flag in zip(track.frames, track.px, track.flags, strict=True)
+            if flag != COASTED}
+
+
+def test_the_walk_back_finds_the_meteor_in_the_frames_the_tracker_missed_and_its_bounces_count():
+    label = load_label(CLIP.with_suffix(".json"))
+    verdicts, walked = _judge(label, BacktrackSettings())
+    plain_verdicts, plain = _judge(label, BacktrackSettings(seconds=0.0))
+
+    # every sighting the walk added lies on the meteor (within 1.5 of its apparent diameters)
+    frames = sorted(set(_seen(walked)) - set(_seen(plain)))
+    assert len(frames) >= 3
+    truth = centres_px(label, known_centres_mm(label))
+    for frame in frames:
+        x, y = _seen(walked)[frame]
+        true_x, true_y, diameter = truth[frame]
+        assert math.hypot(x - true_x, y - true_y) <= 1.5 * max(diameter, 4.0), frame
+
+    assert len(verdicts) == len(plain_verdicts) == 1
+    assert label.bounces_before_box == 2
+    assert plain_verdicts[0].bounces_before_box == 0  # the gaps hide the bounces
+    assert verdicts[0].bounces_before_box == 2
+    assert verdicts[0].outcome == label.outcome and verdicts[0].valid == label.valid
+
+
+
+FIT_AFTER_FREE = Path(__file__).resolve().parent / "clips" / "fit_after_free_sighting_9058_060.mp4"
+PHANTOM_BOUNCE = Path(__file__).resolve().parent / "clips" / "phantom_table_bounce_9047_048.mp4"
+
+
+def test_the_walk_back_finds_the_meteor_hidden_after_the_hand_and_the_herd_call_is_right():
+    """Held-out 9058 clip_060 (30 fps): the tracker misses the meteor in the four frames after the hand's
+    last sighting and picks it up at frame 50; it left the hand at 46, 112 mm behind the line. Without
+    the walk back the release was fitted past the line (a foul, disputed); walked back, the first free
+    sighting is the release frame and the call is right."""
+    label = load_label(FIT_AFTER_FREE.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(FIT_AFTER_FREE, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert analysis.free_start_frame == label.release.frame
+    assert verdict.herd_line_ok == label.herd_line_ok is True
+    plain = judge_launch(*judge_launch_inputs(FIT_AFTER_FREE, label, judge=judge_without_walk_back(label))[0])[0]
+    assert not plain.herd_line_ok
+
+
+def test_the_walk_back_removes_a_phantom_table_bounce_made_by_arcs_across_a_gap():
+    """Held-out 9047 clip_048 (60 fps): a lob straight into the box. Across the frames the tracker lost,
+    the arcs put a table bounce at frame 105 and the call was void only by doubt; walked back, the
+    flight holds no table bounce, and the launch is ruled void without dispute, as labelled."""
+    label = load_label(PHANTOM_BOUNCE.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(PHANTOM_BOUNCE, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert label.bounces_before_box == 0 and label.valid is False
+    assert all(impact.surface != "table" for impact in analysis.flight.impacts)
+    assert verdict.valid is False and not verdict.disputed
+    plain = judge_launch(*judge_launch_inputs(PHANTOM_BOUNCE, label, judge=judge_without_walk_back(label))[0])[1]
+    assert plain.flight.impacts[0].surface == "table"

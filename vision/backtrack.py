@@ -1,0 +1,115 @@
+"""Following a flight backwards through the last frames, when the tracker picked it up late.
+
+The streaming tracker often finds the flying meteor some frames after it left the hand: it stayed on
+the hand, lost the meteor in the first blurred frames, or only found it by a whole-frame search. The
+frames it missed hold the release and often the first table bounce. The judge keeps the last few
+frames (`BacktrackSettings.seconds`); when a flight is picked up after a gap, `walk_back` follows it
+from its first two sightings backwards in time with the same detector (colour blobs, then faint
+streaks) and a constant image velocity, until the meteor is lost, reaches the hand, or meets the
+sightings before the gap.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import numpy as np
+
+from vision.detector import FAINT_MIN_SWEEP, Detection, MeteorDetector, streak_area_max_px
+
+
+@dataclass(frozen=True)
+class BacktrackSettings:
+    seconds: float = 0.4  # frames kept for the walk back ...
+    max_kept_mb: float = 64.0  # ... but no more than this memory holds (at 1080p: 10 frames)
+    max_misses: int = 2  # frames in a row without the meteor the walk looks past (one more ends it)
+    gate_diameters: float = 1.5  # a sighting lies within this many meteor diameters of the prediction ...
+    gate_travel: float = 0.5  # ... or this share of the travel since the last sighting, whichever is larger
+    min_moving: float = 0.5  # share of a colour blob's pixels changed from the background
+    size_range: tuple[float, float] = (0.35, 1.8)  # a sighting's diameter against the meteor's
+
+
+def frames_to_keep(settings: BacktrackSettings, fps: float, frame_bytes: int) -> int:
+    """How many of the last frames the judge keeps for the walk back, at `fps` and `frame_bytes` a frame."""
+    by_memory = int(settings.max_kept_mb * 1e6 // max(frame_bytes, 1))
+    return max(0, min(round(settings.seconds * fps), by_memory))
+
+
+def walk_back(
+    detector: MeteorDetector,
+    frames: Sequence[tuple[int, np.ndarray]],
+    first: tuple[int, float, float],
+    second: tuple[int, float, float],
+    diameter_px: float,
+    reached_start: Callable[[np.ndarray, Detection], bool],
+    settings: BacktrackSettings | None = None,
+) -> list[tuple[int, Detection]]:
+    """The meteor's sightings (frame, detection), latest first, in the `frames` (index, BGR; in time
+    order) before `first`, following the flight whose first two sightings are `first` and `second`
+    (frame, x px, y px). The walk ends after the sighting for which `reached_start` holds (the hand,
+    the sightings before the gap), when the meteor is missed `max_misses` + 1 times in a row, or at the
+    oldest frame."""
+    settings = settings or BacktrackSettings()
+    frame_now, x, y = first
+    steps = second[0] - first[0]
+    if steps <= 0:
+        return []
+    vx, vy = (second[1] - x) / steps, (second[2] - y) / steps
+    found: list[tuple[int, Detection]] = []
+    misses = 0
+    for index, frame_bgr in reversed(frames):
+        if index >= frame_now:
+            continue
+        gap = frame_now - index
+        travel = math.hypot(vx, vy) * gap
+        gate = max(settings.gate_diameters * diameter_px, settings.gate_travel * travel)
+        detection = _sighting_near(detector, frame_bgr, x - vx * gap, y - vy * gap, gate, diameter_px,
+                                   math.hypot(vx, vy), settings)
+        if detection is None:
+            misses += 1
+            if misses > settings.max_misses:
+                break
+            continue
+        misses = 0
+        # a free meteor's image velocity changes little over a frame: blend in the new step
+        vx = 0.5 * vx + 0.5 * (x - detection.x) / gap
+        vy = 0.5 * vy + 0.5 * (y - detection.y) / gap
+        frame_now, x, y = index, detection.x, detection.y
+        found.append((index, detection))
+        if reached_start(frame_bgr, detection):
+            break
+    return found
+
+
+def _sighting_near(
+    detector: MeteorDetector,
+    frame_bgr: np.ndarray,
+    x: float,
+    y: float,
+    gate: float,
+    diameter_px: float,
+    speed_px: float,
+    settings: BacktrackSettings,
+) -> Detection | None:
+    """The meteor within `gate` of (x, y): the nearest moving colour blob, else (when fast enough to
+    blur) the nearest faint streak; None when neither is of the meteor's size."""
+    reach = gate + 2.0 * diameter_px + speed_px / 2 + 2 * detector.scale
+    blobs = [c for c in detector.candidates_near(frame_bgr, x, y, reach, with_motion=True)
+             if c[3] >= settings.min_moving]
+    detection = None
+    nearest = min(blobs, key=lambda c: math.hypot(c[0] - x, c[1] - y), default=None)
+    if nearest is not None and math.hypot(nearest[0] - x, nearest[1] - y) <= gate:
+        detection = detector.refine(frame_bgr, nearest[0], nearest[1], nearest[2], detector.last_boxes.get(nearest[4]))
+    if detection is None and speed_px >= FAINT_MIN_SWEEP * diameter_px:
+        streaks = detector.faint_candidates_near(frame_bgr, x, y, reach, streak_area_max_px(diameter_px, speed_px))
+        nearest = min(streaks, key=lambda c: math.hypot(c[0] - x, c[1] - y), default=None)
+        if nearest is not None and math.hypot(nearest[0] - x, nearest[1] - y) <= gate:
+            detection = detector.refine_faint(frame_bgr, nearest[0], nearest[1], detector.last_boxes[nearest[4]])
+    if detection is None or math.hypot(detection.x - x, detection.y - y) > gate:
+        return None
+    low, high = settings.size_range
+    if not low * diameter_px <= detection.diameter_px <= high * diameter_px:
+        return None
+    return detection
