@@ -103,10 +103,8 @@ def _sighting_near(
     if nearest is not None and math.hypot(nearest[0] - x, nearest[1] - y) <= gate:
         detection = detector.refine(frame_bgr, nearest[0], nearest[1], nearest[2], detector.last_boxes.get(nearest[4]))
     if detection is None and speed_px >= FAINT_MIN_SWEEP * diameter_px:
-        streaks = detector.faint_candidates_near(frame_bgr, x, y, reach, streak_area_max_px(diameter_px, speed_px))
-        nearest = min(streaks, key=lambda c: math.hypot(c[0] - x, c[1] - y), default=None)
-        if nearest is not None and math.hypot(nearest[0] - x, nearest[1] - y) <= gate:
-            detection = detector.refine_faint(frame_bgr, nearest[0], nearest[1], detector.last_boxes[nearest[4]])
+        detection = detector.nearest_faint_streak(frame_bgr, x, y, reach, streak_area_max_px(diameter_px, speed_px),
+                                                  gate)
     if detection is None or math.hypot(detection.x - x, detection.y - y) > gate:
         return None
     low, high = settings.size_range

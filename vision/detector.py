@@ -534,6 +534,17 @@ class MeteorDetector:
             self.last_boxes[label] = ((x0 + sx0) * s, (y0 + sy0) * s, (x0 + sx0 + bw) * s, (y0 + sy0 + bh) * s)
         return found
 
+    def nearest_faint_streak(
+        self, frame_bgr: np.ndarray, x: float, y: float, reach: float, max_area_px: float, gate_px: float
+    ) -> Detection | None:
+        """The faint streak (`faint_candidates_near` in a window of half-size `reach`) nearest (x, y),
+        refined at full resolution (`refine_faint`); None when none lies within `gate_px` of it."""
+        streaks = self.faint_candidates_near(frame_bgr, x, y, reach, max_area_px)
+        nearest = min(streaks, key=lambda c: math.hypot(c[0] - x, c[1] - y), default=None)
+        if nearest is None or math.hypot(nearest[0] - x, nearest[1] - y) > gate_px:
+            return None
+        return self.refine_faint(frame_bgr, nearest[0], nearest[1], self.last_boxes[nearest[4]])
+
     def alpha_mask(
         self, image_bgr: np.ndarray, background: np.ndarray, min_alpha: float = FAINT_MIN_ALPHA
     ) -> tuple[np.ndarray, np.ndarray]:

@@ -634,13 +634,8 @@ class LaunchJudge:
         speed = self.tracker.speed_px
         if speed < FAINT_MIN_SWEEP * diameter:
             return None  # too slow to blur: its colour would have passed the colour test
-        max_area = streak_area_max_px(diameter, speed)
         reach = gate + diameter + speed / 2 + 2 * detector.scale
-        candidates = detector.faint_candidates_near(frame_bgr, x, y, reach, max_area)
-        best = min(candidates, key=lambda c: math.hypot(c[0] - x, c[1] - y), default=None)
-        if best is None or math.hypot(best[0] - x, best[1] - y) > gate:
-            return None
-        detection = detector.refine_faint(frame_bgr, best[0], best[1], detector.last_boxes[best[4]])
+        detection = detector.nearest_faint_streak(frame_bgr, x, y, reach, streak_area_max_px(diameter, speed), gate)
         if detection is None or not self.tracker.in_gate(detection.x, detection.y):
             return None
         upper = diameters[(3 * len(diameters)) // 4]  # the upper quartile
@@ -726,6 +721,10 @@ class LaunchJudge:
         drop = len(self._frames) - count
         del self._frames[:drop], self._diam[:drop], self._flags[:drop]
         del self._px[: 2 * drop], self._shadow_px[: 2 * drop]
+        self._fit_box()
+
+    def _fit_box(self) -> None:
+        """The track's bounding box, measured again over all its sightings."""
         xs, ys = self._px[0::2], self._px[1::2]
         self._box = [min(xs), max(xs), min(ys), max(ys)]
 
@@ -1244,27 +1243,25 @@ class LaunchJudge:
         second = (self._frames[start + 1], self._px[2 * start + 2], self._px[2 * start + 3])
         if math.dist(first[1:], second[1:]) < self.config.flying_min_sweep * diameter * (second[0] - first[0]):
             return  # not flying: the gap of a slow or still meteor is no flight's
-        touched: set[int] = set()
-        joined: set[int] = set()
+        ended_at: str | None = None  # what ended the walk at its last sighting: "hand" or "track"
 
         def reached_start(frame_bgr: np.ndarray, detection: Detection) -> bool:
+            nonlocal ended_at
             # (the detector's last colour search was round this sighting: its touch ring reads that frame)
             if self.detector.touching(detection.x, detection.y, detection.diameter_px) > HAND_TOUCH:
-                touched.add(id(detection))
-                return True
-            if before is not None and math.hypot(
+                ended_at = "hand"
+            elif before is not None and math.hypot(
                     detection.x - self._px[2 * before], detection.y - self._px[2 * before + 1]) <= diameter:
-                joined.add(id(detection))
-                return True
-            return False
+                ended_at = "track"
+            return ended_at is not None
 
         found = walk_back(self.detector, frames, first, second, diameter, reached_start, self.config.backtrack)
         if found:
-            self._insert_before(start, [
-                (index, d.x, d.y, d.diameter_px,
-                 HAND if id(d) in touched else PARTIAL if d.partial or d.faint else SEEN)
-                for index, d in reversed(found)
-            ], joined=bool(joined))
+            sightings = [(index, d.x, d.y, d.diameter_px, PARTIAL if d.partial or d.faint else SEEN)
+                         for index, d in reversed(found)]
+            if ended_at == "hand":  # the earliest sighting, where the walk met the hand
+                sightings[0] = (*sightings[0][:4], HAND)
+            self._insert_before(start, sightings, joined=ended_at == "track")
             self._walked_back_from = found[-1][0]
 
     def _insert_before(self, start: int, sightings: list[tuple[int, float, float, float, int]], joined: bool) -> None:
@@ -1290,8 +1287,7 @@ class LaunchJudge:
         self._diam += diam
         self._flags += flags
         self._shadow_px += shadow_px
-        xs, ys = self._px[0::2], self._px[1::2]
-        self._box = [min(xs), max(xs), min(ys), max(ys)]
+        self._fit_box()
         if joined:
             self._regained = [(frame, unseen) for frame, unseen in self._regained if frame != first_frame]
         if self._found_flying == first_frame:

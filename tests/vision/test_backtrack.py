@@ -14,20 +14,16 @@ from pathlib import Path
 
 from launch_inputs import judge_labelled, judge_launch_inputs, judge_without_walk_back
 
-import vision.pipeline as pipeline
 from calibration.truth import load_label
 from calibration.truth_path import centres_px, known_centres_mm
 from vision.analysis import judge_launch
-from vision.backtrack import BacktrackSettings
 from vision.track import COASTED
 
 CLIP = Path(__file__).resolve().parent / "clips" / "walked_back_bounces_9104_037.mp4"
 
 
-def _judge(label, backtrack: BacktrackSettings):
-    """The verdicts on the clip, and the track the judge held when it gave the first one."""
-    judge = pipeline.LaunchJudge(label.scene, config=pipeline.JudgeConfig(launch_mode=label.launch_mode,
-                                                                          backtrack=backtrack), fps=label.fps)
+def _judge(label, judge=None):
+    """The verdicts on the clip (by `judge`, else the default one), and the track held at the first."""
     tracks = []
 
     def keep_track(_index, _frame, judge, events) -> None:
@@ -45,8 +41,8 @@ def _seen(track) -> dict[int, tuple[float, float]]:
 
 def test_the_walk_back_finds_the_meteor_in_the_frames_the_tracker_missed_and_its_bounces_count():
     label = load_label(CLIP.with_suffix(".json"))
-    verdicts, walked = _judge(label, BacktrackSettings())
-    plain_verdicts, plain = _judge(label, BacktrackSettings(seconds=0.0))
+    verdicts, walked = _judge(label)
+    plain_verdicts, plain = _judge(label, judge_without_walk_back(label))
 
     # every sighting the walk added lies on the meteor (within 1.5 of its apparent diameters)
     frames = sorted(set(_seen(walked)) - set(_seen(plain)))
