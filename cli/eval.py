@@ -9,6 +9,7 @@ labels and unreadable videos are reported and skipped.
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import sys
 from pathlib import Path
@@ -27,6 +28,10 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--limit", type=int, metavar="N", help="judge only the first N labelled clips (by name)")
     parser.add_argument("--workers", type=whole_number(1, 2, "a number of worker processes"), default=1,
                         metavar="N", help="judge clips in N processes, 1 or 2 (default 1); the results are the same")
+    parser.add_argument("--tracks", metavar="DIR",
+                        help="keep each clip's tracks in DIR; a clip whose tracks are kept there (same tracking code, "
+                             "video, rig and launch mode) is decided again from them without its video, so a change "
+                             "to the analysis is measured in a fraction of the time")
     parser.add_argument("--by-kind", action="store_true",
                         help="also break the figures down by kind of scene (meteor colour, resolution, frame rate, "
                              "early throw, box marker size), read from the labels, and whether the table has the "
@@ -47,6 +52,9 @@ def run(args: argparse.Namespace) -> int:
     plots = Path(args.plots) if args.plots else None
     if plots is not None:
         _make_folder(plots)
+    tracks = Path(args.tracks) if args.tracks else None
+    if tracks is not None:
+        _make_folder(tracks)
 
     from vision.evaluate import Skipped, discover, evaluate, format_report, summarize
     from vision.reliability import doubt_summary, format_tables
@@ -67,6 +75,13 @@ def run(args: argparse.Namespace) -> int:
         reasons = "".join(f"\n  {item.path.name}: {item.reason}" for item in skipped)
         raise UserError(f"no labelled clips (meteors-launch-truth/1 JSON with its video) in {folder}{reasons}")
 
+    judge = judge_verdicts
+    kept = 0
+    if tracks is not None:
+        from vision.track_cache import is_kept, judge_verdicts_kept
+
+        judge = functools.partial(judge_verdicts_kept, tracks)
+        kept = sum(is_kept(tracks, clip.video_path, clip.truth.scene, clip.truth.launch_mode) for clip in clips)
     bar = progress_bar(len(clips), "eval", enabled=None, unit="clip")
 
     def advance(score: object) -> None:
@@ -74,7 +89,7 @@ def run(args: argparse.Namespace) -> int:
         bar.update(1)
 
     try:
-        scores = evaluate(clips, judge_verdicts, on_clip=advance, workers=args.workers)
+        scores = evaluate(clips, judge, on_clip=advance, workers=args.workers)
     finally:
         bar.close()
 
@@ -85,6 +100,8 @@ def run(args: argparse.Namespace) -> int:
         "skipped": [{"path": str(item.path), "reason": item.reason} for item in skipped],
         "doubt": doubt_summary(scores),
     }
+    if tracks is not None:
+        payload["tracks"] = {"dir": str(tracks), "decided_from_kept": kept, "watched": len(clips) - kept}
     if out_file is not None:
         out_file.write_text(json.dumps(payload, indent=2) + "\n", encoding="utf-8")
     if args.json:
@@ -99,6 +116,9 @@ def run(args: argparse.Namespace) -> int:
             print(kinds_table([clip.truth for clip in clips], scores, [_table_hue(clip) for clip in clips]))
         print()
         print(format_tables(scores))
+        if tracks is not None:
+            print(f"tracks: {kept} of {len(clips)} clips decided again from those kept in {tracks}, "
+                  f"{len(clips) - kept} watched and kept there")
     if plots is not None:
         _draw(plots, scores)
     if skipped and args.json:

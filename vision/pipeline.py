@@ -19,6 +19,7 @@ import bisect
 import math
 import statistics
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -27,10 +28,10 @@ import numpy as np
 from calibration.geometry import BoxPose
 from calibration.rig import Rig
 from vision import unjudged
-from vision.analysis import judge_launch
 from vision.backtrack import BacktrackSettings, frames_to_keep, walk_back
 from vision.box_follow import BoxFollower
 from vision.box_rest import BoxRestSettings, FloorBlob, new_against_all
+from vision.decision import LaunchDecision
 from vision.detector import FAINT_MIN_SWEEP, Detection, MeteorDetector, streak_area_max_px
 from vision.hand import HandWatch, hand_reach_box
 from vision.landing import herd_line_in_use, herd_line_signed, outline_signed_mm
@@ -194,9 +195,11 @@ def calibration_from_label(label) -> SimpleCalibration:
 class LaunchJudge:
     """Judge every launch in a stream of frames."""
 
-    def __init__(self, rig: Rig, calibration=None, config: JudgeConfig | None = None, fps: float = 60.0) -> None:
+    def __init__(self, rig: Rig, calibration=None, config: JudgeConfig | None = None, fps: float = 60.0,
+                 on_decision: Callable[[LaunchDecision, Verdict], None] | None = None) -> None:
         self.rig = rig
         self.config = config or JudgeConfig()
+        self.on_decision = on_decision  # told each launch's decision inputs and the verdict they gave
         self.fps = float(fps) if fps and fps > 0 else 30.0
         self.calibration = None
         self.state: State = "calibrating"
@@ -1772,17 +1775,21 @@ class LaunchJudge:
         )
         if not lost:
             self._find_box_at_rest(frame_index)
-        verdict, analysis = judge_launch(track, self.rig, self.calibration, self.config, frame_index)
+        disputes = []
         unsafe = self._launch_unsafe or self._unsafe_reason
         if unsafe:
-            verdict = verdict.with_dispute(f"markers: {unsafe}")
+            disputes.append(f"markers: {unsafe}")
         if doubt:
-            verdict = verdict.with_dispute(doubt)
+            disputes.append(doubt)
         if self._found_flying is not None:
-            verdict = verdict.with_dispute(
+            disputes.append(
                 f"release not seen: the meteor was first found flying at frame {self._found_flying}, "
                 "while the tracker held something else"
             )
+        decision = LaunchDecision(track, self.rig, self.calibration, self.config, frame_index, tuple(disputes))
+        verdict, analysis = decision.decide()
+        if self.on_decision is not None:
+            self.on_decision(decision, verdict)
         self._analysis = analysis
         self.verdicts.append(verdict)
         moments = []  # the launch's moments, told in the order they happened

@@ -55,10 +55,12 @@ class RunResult:
         return [*self.decode_problems, *judge]
 
 
-def make_judge(rig: Rig, calibration: Any = None, launch_mode: str = "standard", fps: float = 60.0) -> Any:
+def make_judge(rig: Rig, calibration: Any = None, launch_mode: str = "standard", fps: float = 60.0,
+               on_decision: Any = None) -> Any:
     from vision.pipeline import JudgeConfig, LaunchJudge
 
-    return LaunchJudge(rig, calibration=calibration, config=JudgeConfig(launch_mode=launch_mode), fps=fps)
+    return LaunchJudge(rig, calibration=calibration, config=JudgeConfig(launch_mode=launch_mode), fps=fps,
+                       on_decision=on_decision)
 
 
 def progress_bar(total: int | None, description: str, enabled: bool | None = None, unit: str = "frame") -> Any:
@@ -81,6 +83,7 @@ def run_judge(
     on_frame: FrameHook | None = None,
     judge: Any = None,
     capture: Any = None,
+    on_decision: Any = None,
 ) -> RunResult:
     """Judge every frame of `video`; raise `VideoError` if it cannot be opened or decodes no frame.
 
@@ -89,13 +92,15 @@ def run_judge(
 
     `capture`, when given, is an already opened `cv2.VideoCapture` of `video` to read from
     (the benchmark opens it with single-threaded decoding); it is released at the end.
+    `on_decision(decision, verdict)` is told each launch's decision inputs (`LaunchJudge.on_decision`).
     """
     if capture is None:
         capture = open_capture(video)
     try:
         info = video_info(capture)
         if judge is None:
-            judge = make_judge(rig, calibration=calibration, launch_mode=launch_mode, fps=info.fps)
+            judge = make_judge(rig, calibration=calibration, launch_mode=launch_mode, fps=info.fps,
+                               on_decision=on_decision)
         result = RunResult(fps=info.fps, frame_size=info.frame_size)
         bar = progress_bar(info.frame_count, Path(str(video)).name, enabled=progress)
         reader = FrameReader(capture, info.frame_count)
@@ -107,7 +112,7 @@ def run_judge(
                     _collect(result, _disputed(judge.finish() or [], f"the video is damaged from frame {index}: "
                                                "the launch's end could not be seen"), index)
                     judge = make_judge(rig, calibration=getattr(judge, "calibration", None) or calibration,
-                                       launch_mode=launch_mode, fps=info.fps)
+                                       launch_mode=launch_mode, fps=info.fps, on_decision=on_decision)
                     index = resumed_at = number
                     damaged_until = number + int(round(info.fps))
                 events = list(judge.process(frame, index) or [])

@@ -12,6 +12,7 @@ import cv2
 import numpy as np
 import pytest
 
+import vision.decision as decision
 import vision.detector as detector
 import vision.pipeline as pipeline
 from calibration.camera import CameraModel
@@ -82,14 +83,14 @@ def judge_launch_inputs(video: Path, label, **options) -> list[tuple]:
     """Run the judge on `video` with its label's scene and launch mode (`options` as `run_judge`'s); every
     `judge_launch` call's arguments (track, rig, calibration, config, frame_index), in order."""
     calls = []
-    original = pipeline.judge_launch
+    original = decision.judge_launch
 
     def capture(*arguments):
         calls.append(arguments)
         return original(*arguments)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(pipeline, "judge_launch", capture)
+        patch.setattr(decision, "judge_launch", capture)
         judge_labelled(video, label, **options)
     return calls
 

@@ -101,7 +101,7 @@ def default_threads():
 def stand_in(monkeypatch) -> list:
     made: list = []
 
-    def make_judge(rig, calibration=None, launch_mode="standard", fps=60.0):
+    def make_judge(rig, calibration=None, launch_mode="standard", fps=60.0, on_decision=None):
         judge = StandInJudge()
         made.append((judge, rig, launch_mode, fps))
         return judge

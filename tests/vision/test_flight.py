@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from launch_inputs import flight_impact as _impact
-from launch_inputs import herd_line_behind_the_release, judge_labelled, judge_launch_inputs, judge_without_walk_back
+from launch_inputs import herd_line_behind_the_release, judge_launch_inputs, judge_without_walk_back
 
 from calibration.camera import CameraModel
 from calibration.geometry import BoxPose
@@ -176,22 +176,12 @@ CLIP = SAMPLES / "clip_000.mp4"
 
 
 @pytest.mark.skipif(not CLIP.exists(), reason="tests/narrow_clips/clip_000.mp4 is not there")
-def test_the_judges_own_track_of_clip_000(monkeypatch):
+def test_the_judges_own_track_of_clip_000():
     """The track and calibration the streaming judge builds for clip_000: its table bounces before
     the box are the label's."""
-    import vision.pipeline as pipeline
-
     label = load_label(LABEL)
-    calls = []
-    original = pipeline.judge_launch
-
-    def spy(track, rig, calibration, config, frame_index):
-        calls.append((track, rig, calibration))
-        return original(track, rig, calibration, config, frame_index)
-
-    monkeypatch.setattr(pipeline, "judge_launch", spy)
-    judge_labelled(CLIP, label)
-    track, rig, calibration = next(c for c in calls if c[0].frames[0] <= label.release.frame <= c[0].frames[-1])
+    calls = judge_launch_inputs(CLIP, label)
+    track, rig, calibration, _, _ = next(c for c in calls if c[0].frames[0] <= label.release.frame <= c[0].frames[-1])
     start = int(np.searchsorted(track.frames, label.release.frame))
     flight = segment_flight(track, calibration.camera, rig, calibration.box_pose, start, rig.meteor.diameter_mm)
     assert flight.bounces_before_box == label.bounces_before_box
