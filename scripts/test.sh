@@ -5,4 +5,5 @@ cd "$(dirname "$0")/.."
 sh scripts/setup.sh
 sh scripts/ensure-chromium.sh
 .venv/bin/ruff check .
-exec .venv/bin/python -m pytest "$@"
+# two processes, each test file in one of them (a file's fixtures are set up once)
+exec .venv/bin/python -m pytest -n 2 --dist loadfile "$@"

@@ -101,6 +101,8 @@ def test_an_earlier_launch_is_overruled_after_its_preview(served, page):
 
 
 def test_a_disputed_call_holds_the_game_until_confirmed(served, page):
+    from playwright.sync_api import expect
+
     url, game_id, held = served["url"], served["held_game"], served["held"]
     call(f"{url}/api/games/{game_id}/activate", "POST", {})
     page.goto(f"{url}/live")
@@ -116,8 +118,10 @@ def test_a_disputed_call_holds_the_game_until_confirmed(served, page):
 
     page.goto(f"{url}/launches")
     page.click("#filter-review")
+    page.wait_for_url("**/launches?review=1")  # the filter is a link: wait for the filtered page
     rows = page.locator("#launch-list tr[data-launch]")
-    assert rows.count() == 1 and rows.first.get_attribute("data-launch") == str(held)
+    expect(rows).to_have_count(1)
+    assert rows.first.get_attribute("data-launch") == str(held)
     assert "within 4 mm of the herd line" in rows.first.locator(".judge-reason").inner_text()
     _shot(page, "launches_needs_review")
     rows.first.locator("button.confirm").click()
