@@ -528,14 +528,18 @@ class Renderer:
         r = self.scene.meteor_radius
         items = []
         boxes = []
-        for t in times:
-            center, orient = meteor_at(t)
-            hand = hand_at(t)
+        moments = [(meteor_at(t), hand_at(t)) for t in times]
+        # every sub-frame's meteor centre and its shadows, projected together (one call, not one a point)
+        points = [[center, *(self.shadow_point(center, L) for L, _ in self.lamps)]
+                  for (center, _), _ in moments if center is not None]
+        pixels = iter(self.project(np.vstack([np.vstack(p) for p in points])).reshape(len(points), -1, 2)
+                      if points else ())
+        for (center, orient), hand in moments:
             m = None
             if center is not None:
-                uv = self.project(center)[0]
+                uv, *shadow_uvs = next(pixels)
                 rho = float(self.camera.apparent_diameter_px(center, 2 * r)[0] / 2)
-                shadows = [(self.project(self.shadow_point(center, L))[0], share) for L, share in self.lamps]
+                shadows = [(suv, share) for suv, (_, share) in zip(shadow_uvs, self.lamps, strict=True)]
                 m = (center, orient, uv, rho, shadows)
                 if -3 * rho - 40 < uv[0] < w + 3 * rho + 40 and -3 * rho - 40 < uv[1] < h + 3 * rho + 40:
                     for suv, _ in shadows:
@@ -712,14 +716,15 @@ class Renderer:
     def _hand_shapes(self, hand: HandState):
         """Projected 2D polygons of arm, palm and fingers, far to near: list of (pts N×2, bgr, shadow N×2 or None)."""
         casts = self.look is not None and self.look.arm.casts_shadow
-        out = []
-        for pts3, color in self._hand_solids(hand):
-            shadow = None
-            if casts:
-                ground = pts3 - self.L[None, :] * (np.maximum(pts3[:, 2:3], 0.0) / self.L[2])
-                shadow = self.project(ground)
-            out.append((self.project(pts3), color, shadow))
-        return out
+        solids = self._hand_solids(hand)
+        outlines = np.vstack([pts3 for pts3, _ in solids])  # projected together: one call, not one per solid
+        ends = np.cumsum([len(pts3) for pts3, _ in solids])[:-1]
+        projected = np.split(self.project(outlines), ends)
+        shadows: list[np.ndarray | None] = [None] * len(solids)
+        if casts:
+            ground = outlines - self.L[None, :] * (np.maximum(outlines[:, 2:3], 0.0) / self.L[2])
+            shadows = np.split(self.project(ground), ends)
+        return [(pts, color, shadow) for pts, (_, color), shadow in zip(projected, solids, shadows, strict=True)]
 
     def _in_front(self, point: np.ndarray, anchor: np.ndarray) -> np.ndarray:
         """`point` moved towards `anchor` until it lies NEAR_PLANE_MM in front of the camera.
