@@ -545,14 +545,17 @@ def generate_clip(out_dir: Path, index: int, seed: int, world: WorldSpec = NARRO
     return info
 
 
-def _first_and_last_frames(video: Path) -> tuple[np.ndarray | None, np.ndarray | None]:
+def _first_and_last_frames(video: Path, frame_count: int) -> tuple[np.ndarray | None, np.ndarray | None]:
+    """The first and the last of the video's `frame_count` frames (None, None if the first cannot be read);
+    the frames between are decoded but not converted (`grab`)."""
     cap = cv2.VideoCapture(str(video))
     ok, first = cap.read()
     last = first if ok else None
-    while ok:
+    for _ in range(frame_count - 2):
+        ok = ok and cap.grab()
+    if ok and frame_count > 1:
         ok, frame = cap.read()
-        if ok:
-            last = frame
+        last = frame if ok else None
     cap.release()
     return (first, last) if first is not None else (None, None)
 
@@ -564,7 +567,7 @@ def markers_detected(video: Path, label_path: Path, tolerance_px: float = 1.5, b
     from calibration.truth import load_label
 
     label = load_label(label_path)
-    first, last = _first_and_last_frames(video)
+    first, last = _first_and_last_frames(video, label.frame_count if "last" in frames else 1)
     if first is None or label.camera is None:
         return False
     params = cv2.aruco.DetectorParameters()
@@ -584,6 +587,8 @@ def markers_detected(video: Path, label_path: Path, tolerance_px: float = 1.5, b
     missing = set(expected_in(0))
     for name in frames:
         frame, frame_index = (first, 0) if name == "first" else (last, label.frame_count - 1)
+        if frame is None:
+            continue
         wanted = expected_in(frame_index)
         corners, ids, _ = detector.detectMarkers(cv2.cvtColor(frame, cv2.COLOR_BGR2GRAY))
         found = {} if ids is None else {int(i): c.reshape(4, 2) for i, c in zip(ids.reshape(-1), corners,
