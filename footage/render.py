@@ -532,8 +532,7 @@ class Renderer:
         # every sub-frame's meteor centre and its shadows, projected together (one call, not one a point)
         points = [[center, *(self.shadow_point(center, L) for L, _ in self.lamps)]
                   for (center, _), _ in moments if center is not None]
-        pixels = iter(self.project(np.vstack([np.vstack(p) for p in points])).reshape(len(points), -1, 2)
-                      if points else ())
+        pixels = iter(self.project(np.asarray(points, float)).reshape(len(points), -1, 2) if points else ())
         for (center, orient), hand in moments:
             m = None
             if center is not None:

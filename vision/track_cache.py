@@ -20,7 +20,7 @@ import functools
 import hashlib
 import os
 import pickle
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from calibration.rig import Rig
@@ -28,7 +28,9 @@ from vision.decision import LaunchDecision
 from vision.runner import run_judge
 from vision.verdict import Verdict
 
-FORMAT = "meteors-tracks/1"
+FORMAT = "meteors-tracks/2"
+# what reading back a file kept by other code, or not kept at all, can raise
+UNREADABLE = (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError)
 # modules only the decision runs: changing them is what a kept track lets one measure cheaply
 DECISION_FILES = frozenset({
     "analysis.py", "decision.py", "doubt.py", "doubt_model.json", "evidence.py", "flight.py", "kinks.py",
@@ -54,9 +56,10 @@ class ClipKey:
 
 @dataclass(frozen=True)
 class KeptTracks:
-    """One clip's watching: each launch's decision inputs with the disputes added after it, and the warnings."""
+    """One clip's watching: each launch's decision inputs (with the disputes the runner added after it) and
+    the warnings."""
 
-    launches: tuple[tuple[LaunchDecision, tuple[str, ...]], ...]
+    launches: tuple[LaunchDecision, ...]
     warnings: tuple[str, ...]
 
 
@@ -88,8 +91,12 @@ def kept_path(cache: Path, video: Path) -> Path:
 
 
 def is_kept(cache: Path, video: Path, rig: Rig, launch_mode: str) -> bool:
-    """Whether `video` has tracks kept in `cache` that still hold good."""
-    return _read_key(kept_path(cache, video)) == clip_key(video, rig, launch_mode)
+    """Whether `video` has tracks kept in `cache` that still hold good (only the file's key is read)."""
+    try:
+        with kept_path(cache, video).open("rb") as file:
+            return pickle.load(file) == clip_key(video, rig, launch_mode)
+    except UNREADABLE:
+        return False
 
 
 def judge_verdicts_kept(cache: Path, video: Path, rig: Rig, launch_mode: str) -> tuple[list[Verdict], list[str]]:
@@ -100,7 +107,7 @@ def judge_verdicts_kept(cache: Path, video: Path, rig: Rig, launch_mode: str) ->
     if kept is None:
         kept = watch(video, rig, launch_mode)
         _write(path, key, kept)
-    return [decide_again(decision, added) for decision, added in kept.launches], list(kept.warnings)
+    return [decision.decide()[0] for decision in kept.launches], list(kept.warnings)
 
 
 def watch(video: Path, rig: Rig, launch_mode: str) -> KeptTracks:
@@ -116,25 +123,10 @@ def watch(video: Path, rig: Rig, launch_mode: str) -> KeptTracks:
         raise RuntimeError(f"{video}: {len(result.verdicts)} verdicts from {len(decided)} decisions")
     launches = []
     for (decision, own), final in zip(decided, result.verdicts, strict=True):
-        added = final.dispute_reasons[len(own.dispute_reasons):]
-        launches.append((pickle.loads(decision), tuple(added)))
+        kept: LaunchDecision = pickle.loads(decision)
+        added = tuple(final.dispute_reasons[len(own.dispute_reasons):])  # the runner's, after the decision
+        launches.append(replace(kept, disputes=kept.disputes + added))
     return KeptTracks(tuple(launches), tuple(result.warning_lines()))
-
-
-def decide_again(decision: LaunchDecision, added_disputes: tuple[str, ...]) -> Verdict:
-    verdict, _ = decision.decide()
-    for reason in added_disputes:
-        verdict = verdict.with_dispute(reason)
-    return verdict
-
-
-def _read_key(path: Path) -> ClipKey | None:
-    try:
-        with path.open("rb") as file:
-            key = pickle.load(file)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError):
-        return None
-    return key if isinstance(key, ClipKey) else None
 
 
 def _read(path: Path, key: ClipKey) -> KeptTracks | None:
@@ -144,7 +136,7 @@ def _read(path: Path, key: ClipKey) -> KeptTracks | None:
             if pickle.load(file) != key:
                 return None
             kept = pickle.load(file)
-    except (OSError, pickle.UnpicklingError, EOFError, AttributeError, ImportError, TypeError, ValueError):
+    except UNREADABLE:
         return None
     return kept if isinstance(kept, KeptTracks) else None
 
