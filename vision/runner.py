@@ -93,7 +93,11 @@ def run_judge(
     `capture`, when given, is an already opened `cv2.VideoCapture` of `video` to read from
     (the benchmark opens it with single-threaded decoding); it is released at the end.
     `on_decision(decision, verdict)` is told each launch's decision inputs (`LaunchJudge.on_decision`).
+    A caller's `judge` brings its own hook and config: past a damaged stretch the judge made afresh has
+    both (and the calibration it had).
     """
+    if judge is not None and on_decision is not None:
+        raise ValueError("run_judge: give on_decision to the LaunchJudge passed as judge, not beside it")
     if capture is None:
         capture = open_capture(video)
     try:
@@ -111,8 +115,7 @@ def run_judge(
                 if number != index:  # past a damaged stretch: what was under way is judged as it stands
                     _collect(result, _disputed(judge.finish() or [], f"the video is damaged from frame {index}: "
                                                "the launch's end could not be seen"), index)
-                    judge = make_judge(rig, calibration=getattr(judge, "calibration", None) or calibration,
-                                       launch_mode=launch_mode, fps=info.fps, on_decision=on_decision)
+                    judge = _afresh(judge, rig, calibration, info.fps)
                     index = resumed_at = number
                     damaged_until = number + int(round(info.fps))
                 events = list(judge.process(frame, index) or [])
@@ -141,6 +144,15 @@ def run_judge(
     result.frames = index
     result.calibration = getattr(judge, "calibration", None)
     return result
+
+
+def _afresh(judge: Any, rig: Rig, calibration: Any, fps: float) -> Any:
+    """A new judge like `judge` (its config, its decision hook, the calibration it had): the one that
+    goes on past a damaged stretch."""
+    from vision.pipeline import LaunchJudge
+
+    return LaunchJudge(rig, calibration=judge.calibration or calibration, config=judge.config, fps=fps,
+                       on_decision=judge.on_decision)
 
 
 def judge_verdicts(video: Path, rig: Rig, launch_mode: str) -> tuple[list[Any], list[str]]:

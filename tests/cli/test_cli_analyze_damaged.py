@@ -134,3 +134,29 @@ def test_a_throw_whose_start_was_lost_is_disputed(capsys, videos):
     for launch in payload["launches"]:
         assert launch["disputed"]
         assert any("could not be decoded" in reason or "damaged" in reason for reason in launch["dispute_reasons"])
+
+
+def test_a_callers_judge_keeps_its_config_and_decision_hook_past_a_damaged_stretch(videos):
+    from calibration.rig import load_rig
+    from vision.pipeline import JudgeConfig, LaunchJudge
+    from vision.runner import run_judge
+
+    rig = load_rig(RIG)
+    decided = []
+    config = JudgeConfig(launch_mode="hard_velociraptor")
+    judge = LaunchJudge(rig, config=config, fps=30.0, on_decision=lambda decision, verdict: decided.append(decision))
+    result = run_judge(videos["twice_damaged"], rig, judge=judge)
+    assert len(result.verdicts) == 2  # one throw before the damage, one after it
+    assert len(decided) == 2  # the judge made afresh after the damage told the caller's hook too
+    assert [decision.config.launch_mode for decision in decided] == ["hard_velociraptor"] * 2
+    assert [verdict.launch_mode for verdict in result.verdicts] == ["hard_velociraptor"] * 2
+
+
+def test_a_decision_hook_beside_a_callers_judge_is_refused(videos):
+    from calibration.rig import load_rig
+    from vision.pipeline import LaunchJudge
+    from vision.runner import run_judge
+
+    rig = load_rig(RIG)
+    with pytest.raises(ValueError, match="give on_decision to the LaunchJudge"):
+        run_judge(videos["intact"], rig, judge=LaunchJudge(rig), on_decision=lambda decision, verdict: None)
