@@ -26,6 +26,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "eval": ("cli.eval", "score the judge on a folder of labelled clips"),
     "train-doubt": ("cli.train_doubt", "fit the doubt model (P(ruling right) from the judge's evidence) on eval rows"),
     "train-likeness": ("cli.train_likeness", "fit the likeness model (which blob is the meteor) on labelled clips"),
+    "train-heatmap": ("cli.train_heatmap", "fit the learned meteor detector (a heat map of three frames)"),
     "track-check": ("cli.track_check", "how often the judge's track is on the meteor, held and in flight"),
     "bench": ("cli.bench", "time decode alone versus decode + judge on one core"),
     "markers": ("cli.markers", "write a printable sheet of the rig's markers at true size"),

@@ -79,4 +79,22 @@ def check_writable(path: Path) -> None:
         raise UserError(f"--out {path} cannot be written (no permission)")
 
 
+def check_folders(folders: list[str]) -> None:
+    """Each of the folders of clips a command was given exists."""
+    for folder in map(Path, folders):
+        if not folder.is_dir():
+            raise UserError(f"folder not found: {folder}")
+
+
+def add_fit_arguments(parser: argparse.ArgumentParser, clips: str, model: str) -> None:
+    """What every `train-*` command fitting a model on folders of clips takes: the folders (`clips` says
+    which), where the `model` file goes, a limit of clips a folder, and the share held out to check it."""
+    parser.add_argument("dirs", nargs="+", metavar="DIR", help=f"folders of {clips}")
+    parser.add_argument("--out", required=True, metavar=model, help="where to write the fitted model")
+    parser.add_argument("--limit", type=whole_number(1, None, "a number of clips"), metavar="N",
+                        help="use only the first N clips of each folder")
+    parser.add_argument("--held-out", type=fraction, default=0.3, metavar="FRACTION",
+                        help="share of the clips held out of the fit to check it (default 0.3)")
+
+
 port = whole_number(0, 65535, "a port")

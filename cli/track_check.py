@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from pathlib import Path
 
 from cli.errors import UserError
-from cli.options import check_writable, whole_number
+from cli.options import check_folders, check_writable, whole_number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -22,28 +23,34 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--workers", type=whole_number(1, 2, "a number of worker processes"), default=1,
                         metavar="N", help="judge clips in N processes, 1 or 2 (default 1); the results are the same")
     parser.add_argument("--out", metavar="FILE.json", help="also write the figures as JSON")
+    parser.add_argument("--heatmap", action="store_true",
+                        help="also place the learned detector's best peak in each frame (vision.heatmap), beside the "
+                             "judge's track")
 
 
 def run(args: argparse.Namespace) -> int:
-    for folder in map(Path, args.dirs):
-        if not folder.is_dir():
-            raise UserError(f"folder not found: {folder}")
+    check_folders(args.dirs)
     if args.out:
         check_writable(Path(args.out))
 
     from vision.likeness_fit import label_paths
     from vision.runner import progress_bar
-    from vision.track_check import check, format_summary, summarize
+    from vision.track_check import check, format_summary, summarize, unreadable
 
     paths = label_paths(args.dirs, args.limit, keep=lambda truth: bool(truth.meteor_track))
     if not paths:
         raise UserError(f"no clip in {', '.join(args.dirs)} has a meteor_track: generate them with "
                         "`meteors-judge samples generate --track-meteor`")
     with progress_bar(len(paths), "judging", unit="clip") as bar:
-        summary = summarize(check(paths, args.workers, on_clip=lambda: bar.update(1)))
-    print(f"{len(paths)} clips; share of the frames with the meteor in the picture")
+        counts = check(paths, args.workers, on_clip=lambda: bar.update(1), heatmap=args.heatmap)
+    skipped = unreadable(counts)
+    for reason in skipped:
+        print(f"meteors-judge track-check: warning: {reason}: clip left out", file=sys.stderr)
+    summary = summarize(counts)
+    print(f"{len(paths) - len(skipped)} clips; share of the frames with the meteor in the picture")
     print(format_summary(summary))
     if args.out:
-        Path(args.out).write_text(json.dumps({"clips": len(paths), "phases": summary}, indent=1) + "\n",
+        Path(args.out).write_text(json.dumps({"clips": len(paths) - len(skipped), "phases": summary,
+                                              "unreadable": skipped}, indent=1) + "\n",
                                   encoding="utf-8")
     return 0

@@ -14,24 +14,17 @@ import json
 from pathlib import Path
 
 from cli.errors import UserError
-from cli.options import check_writable, fraction, whole_number
+from cli.options import add_fit_arguments, check_folders, check_writable, whole_number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("dirs", nargs="+", metavar="DIR", help="folders of labelled clips (as for `eval`)")
-    parser.add_argument("--out", required=True, metavar="MODEL.json", help="where to write the fitted model")
-    parser.add_argument("--limit", type=whole_number(1, None, "a number of clips"), metavar="N",
-                        help="use only the first N clips of each folder")
-    parser.add_argument("--held-out", type=fraction, default=0.3, metavar="FRACTION",
-                        help="share of the clips held out of the fit to check it (default 0.3)")
+    add_fit_arguments(parser, "labelled clips (as for `eval`)", "MODEL.json")
     parser.add_argument("--workers", type=whole_number(1, 2, "a number of worker processes"), default=1,
                         metavar="N", help="judge clips in N processes, 1 or 2 (default 1); the results are the same")
 
 
 def run(args: argparse.Namespace) -> int:
-    for folder in map(Path, args.dirs):
-        if not folder.is_dir():
-            raise UserError(f"folder not found: {folder}")
+    check_folders(args.dirs)
     out = Path(args.out)
     check_writable(out)
 

@@ -76,3 +76,19 @@ def test_track_check_prints_the_phases_and_says_what_it_needs(tracked, tmp_path,
     assert "--track-meteor" in capsys.readouterr().err
     with pytest.raises(NoMeteorTrack):
         check_clip(plain / "clip_000.json")
+
+
+def test_a_clip_whose_video_cannot_be_read_is_left_out_with_a_warning(tracked, tmp_path, capsys):
+    label = load_label(tracked)
+    (tmp_path / tracked.name).write_text(label.to_json(), encoding="utf-8")
+    (tmp_path / label.video).symlink_to(tracked.parent / label.video)
+    broken = label.model_copy(update={"video": "broken.mp4"})
+    (tmp_path / "broken.json").write_text(broken.to_json(), encoding="utf-8")
+    (tmp_path / "broken.mp4").write_bytes(b"\x00" * 4096)  # an interrupted copy
+    out = tmp_path / "figures.json"
+    assert main(["track-check", str(tmp_path), "--out", str(out)]) == 0
+    captured = capsys.readouterr()
+    assert "1 clips" in captured.out
+    assert "warning" in captured.err and "broken.mp4" in captured.err and "clip left out" in captured.err
+    figures = json.loads(out.read_text())
+    assert figures["clips"] == 1 and len(figures["unreadable"]) == 1 and figures["phases"]["flight"]["frames"] > 20

@@ -1,0 +1,53 @@
+"""`meteors-judge train-heatmap DIR... --out MODEL.onnx`: fit the learned meteor detector on labelled clips.
+
+Needs labels with `meteor_track` (`samples generate --track-meteor`) and the optional `train` extra
+(`pip install -e '.[train]'`: PyTorch and ONNX). Part of the clips (by a hash of their names) is held
+out; how often the detector's best peak lies on the meteor in them, held, flying and after, is
+printed. The model shipped in the package, `vision/heatmap_model.onnx`, was made with this command
+(see docs/judge.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+from cli.errors import UserError
+from cli.options import add_fit_arguments, check_folders, check_writable, whole_number
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    add_fit_arguments(parser, "clips labelled with --track-meteor", "MODEL.onnx")
+    parser.add_argument("--epochs", type=whole_number(1, None, "a number of epochs"), default=8, metavar="N",
+                        help="passes over the training windows (default 8)")
+
+
+def run(args: argparse.Namespace) -> int:
+    check_folders(args.dirs)
+    out = Path(args.out)
+    check_writable(out)
+
+    from vision.heatmap_fit import TrainingUnavailable, train
+    from vision.likeness_fit import label_paths
+    from vision.runner import progress_bar
+
+    paths = label_paths(args.dirs, args.limit, keep=lambda truth: bool(truth.meteor_track))
+    if not paths:
+        raise UserError(f"no clip in {', '.join(args.dirs)} has a meteor_track: generate them with "
+                        "`meteors-judge samples generate --track-meteor`")
+
+    def on_epoch(epoch: int, loss: float) -> None:
+        print(f"epoch {epoch + 1}/{args.epochs}: loss {loss:.4f}", file=sys.stderr)
+
+    try:
+        with progress_bar(len(paths), "reading clips", unit="clip") as bar:
+            report = train(paths, out, args.epochs, args.held_out, on_clip=lambda: bar.update(1), on_epoch=on_epoch)
+    except TrainingUnavailable as error:
+        raise UserError(str(error)) from None
+    except ValueError as error:
+        raise UserError(str(error)) from None
+    print(f"fitted on {report['windows']} windows of {report['fitted_clips']} clips; wrote {out}")
+    print(json.dumps(report, indent=1))
+    return 0

@@ -1,0 +1,144 @@
+"""The learned meteor detector (`vision.heatmap`): the shipped model on real video it was not fitted on,
+its input, its peaks, its errors, and `train-heatmap` writing a model OpenCV runs."""
+
+from __future__ import annotations
+
+import json
+from collections import deque
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from calibration.truth import load_label
+from calibration.truth_path import centres_px
+from cli.main import main
+from footage.generate import generate_clip
+from footage.world import WIDE
+from vision.heatmap import (
+    CHANNELS,
+    FRAMES,
+    HeatmapModelError,
+    best_peak_px,
+    heatmap,
+    input_planes,
+    peaks,
+    reduction_for,
+)
+from vision.track_check import phase_of, place_of
+from vision.video import read_frames
+
+CLIPS = Path(__file__).resolve().parent / "clips"
+# seed 9104 (the shipped model was fitted on seed 9101): the meteor followed out of the hand by the judge
+FOLLOWED = CLIPS / "followed_out_of_hand_9104_070.json"
+
+
+@pytest.fixture(scope="module")
+def tracked(tmp_path_factory) -> Path:
+    """A generated clip (wide world, seed 5) whose label has the meteor's centre in every frame."""
+    folder = tmp_path_factory.mktemp("heatmap")
+    generate_clip(folder, 3, seed=5, world=WIDE, track_meteor=True)
+    return folder / "clip_003.json"
+
+
+def _best_peak_places(label_path: Path) -> dict[str, list[str]]:
+    """Per phase of the meteor, where the shipped detector's best peak lies in each frame (as track-check)."""
+    label = load_label(label_path)
+    truths = centres_px(label, {point.frame: point.centre_mm for point in label.meteor_track})
+    diameter = float(np.median([truth[2] for truth in truths.values()]))
+    phases = phase_of(label)
+    recent: deque = deque(maxlen=FRAMES)
+    places: dict[str, list[str]] = {"held": [], "flight": [], "after": []}
+    for index, frame in read_frames(label_path.parent / label.video):
+        recent.append(frame)
+        if len(recent) == FRAMES and index in truths:
+            best = best_peak_px(list(recent), label.scene.meteor.rgb, diameter)
+            places[phases[index]].append(place_of(None if best is None else best[:2], truths[index]))
+    return places
+
+
+@pytest.mark.parametrize("label_path", [FOLLOWED], ids=["seed 9104 clip 70"])
+def test_the_shipped_model_finds_the_flying_and_resting_meteor_in_video_it_was_not_fitted_on(label_path):
+    places = _best_peak_places(label_path)
+    flight, after = places["flight"], places["after"]
+    assert len(flight) >= 10
+    assert flight.count("on_meteor") >= 0.8 * len(flight), flight
+    assert after.count("on_meteor") >= 0.8 * len(after), after
+
+
+def test_the_shipped_model_finds_the_meteor_where_it_is_and_nowhere_else(tracked, tmp_path):
+    """The same video, its label's meteor moved 150 mm along the table: the peaks that were on the meteor
+    are now elsewhere (they follow the picture, not the label)."""
+    places = _best_peak_places(tracked)
+    assert places["flight"].count("on_meteor") >= 0.6 * len(places["flight"]), places["flight"]
+    label = load_label(tracked)
+    moved = [point.model_copy(update={"centre_mm": (point.centre_mm[0], point.centre_mm[1] + 150.0,
+                                                    point.centre_mm[2])}) for point in label.meteor_track]
+    (tmp_path / tracked.name).write_text(label.model_copy(update={"meteor_track": moved}).to_json(), encoding="utf-8")
+    (tmp_path / label.video).symlink_to(tracked.parent / label.video)
+    assert _best_peak_places(tmp_path / tracked.name)["flight"].count("on_meteor") == 0
+
+
+def test_the_input_is_three_frames_and_the_meteors_colour():
+    frames = [np.full((8, 10, 3), value, np.uint8) for value in (0, 51, 255)]
+    planes = input_planes(frames, (255, 0, 51))
+    assert planes.shape == (CHANNELS, 8, 10) and planes.dtype == np.float32
+    assert planes[0:3].max() == 0.0 and planes[3:6].min() == pytest.approx(0.2) and planes[6:9].min() == 1.0
+    assert planes[9:12, 0, 0].tolist() == pytest.approx([0.2, 0.0, 1.0])  # BGR of the meteor's RGB
+    with pytest.raises(ValueError, match="needs 3 frames"):
+        input_planes(frames[:2], (255, 0, 51))
+
+
+def test_the_reduction_keeps_the_meteor_three_pixels_across():
+    assert reduction_for(5.0) == 1 and reduction_for(6.0) == 2 and reduction_for(12.0) == 4 and reduction_for(40.0) == 4
+
+
+def test_peaks_are_local_maxima_apart_highest_first():
+    heat = np.zeros((40, 40), np.float32)
+    heat[10, 10], heat[11, 11], heat[30, 5], heat[20, 35] = 0.9, 0.8, 0.5, 0.7
+    assert peaks(heat, 5) == [(10.0, 10.0, pytest.approx(0.9)), (35.0, 20.0, pytest.approx(0.7)),
+                              (5.0, 30.0, pytest.approx(0.5))]
+    assert peaks(heat, 1) == [(10.0, 10.0, pytest.approx(0.9))]
+    assert peaks(np.zeros((5, 5), np.float32), 3) == []
+
+
+def test_a_missing_or_unreadable_model_is_a_clear_error(tmp_path):
+    planes = input_planes([np.zeros((16, 16, 3), np.uint8)] * FRAMES, (200, 80, 40))
+    with pytest.raises(HeatmapModelError, match="heat-map model not found"):
+        heatmap(planes, tmp_path / "missing.onnx")
+    broken = tmp_path / "broken.onnx"
+    broken.write_bytes(b"not a network")
+    with pytest.raises(HeatmapModelError, match="not a heat-map model OpenCV can read"):
+        heatmap(planes, broken)
+
+
+def test_track_check_places_the_learned_detectors_peak_beside_the_judges_track(tracked, tmp_path, capsys):
+    out = tmp_path / "figures.json"
+    assert main(["track-check", str(tracked.parent), "--heatmap", "--out", str(out)]) == 0
+    assert "the learned detector's best peak" in capsys.readouterr().out
+    flight = json.loads(out.read_text())["phases"]["flight"]
+    assert flight["heatmap"]["on_meteor"] >= 0.6
+    assert flight["heatmap"]["frames"] == flight["frames"]  # the meteor flies well after the clip's first frames
+
+
+def test_train_heatmap_writes_a_model_opencv_runs_and_reports_on_held_out_clips(tracked, tmp_path, capsys):
+    pytest.importorskip("torch", reason="the optional train extra (PyTorch, ONNX) is not installed")
+    pytest.importorskip("onnx", reason="the optional train extra (PyTorch, ONNX) is not installed")
+    model = tmp_path / "model.onnx"
+    # a hash of the names holds the two seed-9104 clips out at 0.4 (0.28, 0.29) and fits on clip_003 (0.46)
+    assert main(["train-heatmap", str(tracked.parent), str(CLIPS), "--out", str(model), "--epochs", "1",
+                 "--held-out", "0.4"]) == 0
+    report = json.loads(capsys.readouterr().out.split("\n", 1)[1])
+    assert (report["fitted_clips"], report["held_out_clips"]) == (1, 2)
+    assert set(report["held_out"]) == {"held", "flight", "after"} and report["held_out"]["flight"]["frames"] > 10
+    label = load_label(tracked)
+    frames = [frame for index, frame in read_frames(tracked.parent / label.video) if index < FRAMES]
+    heat = heatmap(input_planes([frame[::2, ::2] for frame in frames], label.scene.meteor.rgb), model)
+    assert heat.shape == (label.frame_size[1] // 2, label.frame_size[0] // 2)
+    assert np.isfinite(heat).all() and 0.0 <= heat.min() <= heat.max() <= 1.0
+
+
+def test_train_heatmap_needs_tracked_labels(tmp_path, capsys):
+    plain = Path(__file__).resolve().parents[1] / "narrow_clips"
+    assert main(["train-heatmap", str(plain), "--out", str(tmp_path / "model.onnx")]) == 2
+    assert "--track-meteor" in capsys.readouterr().err
