@@ -38,8 +38,8 @@ DECISION_FILES = frozenset({
 })
 # modules that score, train or draw, never judge
 EVALUATION_FILES = frozenset({
-    "bench.py", "doubt_fit.py", "evaluate.py", "likeness_fit.py", "overlay.py", "reliability.py", "scene_kinds.py",
-    "track_check.py",
+    "bench.py", "doubt_fit.py", "evaluate.py", "heatmap_fit.py", "likeness_fit.py", "overlay.py", "reliability.py",
+    "scene_kinds.py", "track_check.py",
 })
 
 
