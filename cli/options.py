@@ -86,6 +86,18 @@ def check_folders(folders: list[str]) -> None:
             raise UserError(f"folder not found: {folder}")
 
 
+def tracked_clips(folders: list[str], limit: int | None) -> list[Path]:
+    """The labels with a `meteor_track` in the folders (the first `limit` clips of each); a `UserError`
+    saying how to make them when there is none."""
+    from vision.likeness_fit import label_paths
+
+    paths = label_paths(folders, limit, keep=lambda truth: bool(truth.meteor_track))
+    if not paths:
+        raise UserError(f"no clip in {', '.join(folders)} has a meteor_track: generate them with "
+                        "`meteors-judge samples generate --track-meteor`")
+    return paths
+
+
 def add_fit_arguments(parser: argparse.ArgumentParser, clips: str, model: str) -> None:
     """What every `train-*` command fitting a model on folders of clips takes: the folders (`clips` says
     which), where the `model` file goes, a limit of clips a folder, and the share held out to check it."""

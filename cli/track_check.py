@@ -12,8 +12,7 @@ import json
 import sys
 from pathlib import Path
 
-from cli.errors import UserError
-from cli.options import check_folders, check_writable, whole_number
+from cli.options import check_folders, check_writable, tracked_clips, whole_number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -33,14 +32,10 @@ def run(args: argparse.Namespace) -> int:
     if args.out:
         check_writable(Path(args.out))
 
-    from vision.likeness_fit import label_paths
     from vision.runner import progress_bar
     from vision.track_check import check, format_summary, summarize, unreadable
 
-    paths = label_paths(args.dirs, args.limit, keep=lambda truth: bool(truth.meteor_track))
-    if not paths:
-        raise UserError(f"no clip in {', '.join(args.dirs)} has a meteor_track: generate them with "
-                        "`meteors-judge samples generate --track-meteor`")
+    paths = tracked_clips(args.dirs, args.limit)
     with progress_bar(len(paths), "judging", unit="clip") as bar:
         counts = check(paths, args.workers, on_clip=lambda: bar.update(1), heatmap=args.heatmap)
     skipped = unreadable(counts)

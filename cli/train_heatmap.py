@@ -15,7 +15,7 @@ import sys
 from pathlib import Path
 
 from cli.errors import UserError
-from cli.options import add_fit_arguments, check_folders, check_writable, whole_number
+from cli.options import add_fit_arguments, check_folders, check_writable, tracked_clips, whole_number
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
@@ -30,13 +30,9 @@ def run(args: argparse.Namespace) -> int:
     check_writable(out)
 
     from vision.heatmap_fit import TrainingUnavailable, train
-    from vision.likeness_fit import label_paths
     from vision.runner import progress_bar
 
-    paths = label_paths(args.dirs, args.limit, keep=lambda truth: bool(truth.meteor_track))
-    if not paths:
-        raise UserError(f"no clip in {', '.join(args.dirs)} has a meteor_track: generate them with "
-                        "`meteors-judge samples generate --track-meteor`")
+    paths = tracked_clips(args.dirs, args.limit)
 
     def on_epoch(epoch: int, loss: float) -> None:
         print(f"epoch {epoch + 1}/{args.epochs}: loss {loss:.4f}", file=sys.stderr)
@@ -44,9 +40,7 @@ def run(args: argparse.Namespace) -> int:
     try:
         with progress_bar(len(paths), "reading clips", unit="clip") as bar:
             report = train(paths, out, args.epochs, args.held_out, on_clip=lambda: bar.update(1), on_epoch=on_epoch)
-    except TrainingUnavailable as error:
-        raise UserError(str(error)) from None
-    except ValueError as error:
+    except (TrainingUnavailable, ValueError) as error:
         raise UserError(str(error)) from None
     print(f"fitted on {report['windows']} windows of {report['fitted_clips']} clips; wrote {out}")
     print(json.dumps(report, indent=1))

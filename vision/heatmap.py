@@ -104,13 +104,12 @@ def peaks(heat: np.ndarray, count: int, min_distance_px: int = 4) -> list[tuple[
     return found
 
 
-def best_peak_px(frames_bgr: list[np.ndarray], meteor_rgb: tuple[int, int, int], meteor_diameter_px: float,
+def best_peak_px(reduced_bgr: Sequence[np.ndarray], meteor_rgb: tuple[int, int, int], scale: int,
                  model: str | Path = SHIPPED_MODEL) -> tuple[float, float, float] | None:
-    """The heat map's highest peak over three full-resolution frames (oldest first), in full-resolution px
-    (the centre of its reduced pixel), with its probability; None when the map has no peak."""
-    scale = reduction_for(meteor_diameter_px)
-    heat = heatmap(input_planes([reduce_frame(frame, scale) for frame in frames_bgr], meteor_rgb), model)
-    found = peaks(heat, 1)
+    """The heat map's highest peak over three frames reduced `scale` times (`reduce_frame`, oldest first),
+    in full-resolution px (the centre of its reduced pixel), with its probability; None when the map has
+    no peak."""
+    found = peaks(heatmap(input_planes(reduced_bgr, meteor_rgb), model), 1)
     if not found:
         return None
     x, y, probability = found[0]

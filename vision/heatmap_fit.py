@@ -51,8 +51,8 @@ class TrainingUnavailable(RuntimeError):
 
 @dataclass
 class ClipFrames:
-    """What one clip gives the fit: its reduced frames (frame → uint8 BGR), the frames to learn from,
-    the meteor's centre and apparent diameter there (reduced px) and its phase."""
+    """What one clip gives the fit: its reduced frames (frame → uint8 BGR) and, in each frame to learn
+    from, the meteor's centre and apparent diameter (reduced px) and its phase."""
 
     name: str
     meteor_rgb: tuple[int, int, int]
@@ -116,6 +116,10 @@ class Windows:
     planes: np.ndarray
     centres: np.ndarray
 
+    @staticmethod
+    def none() -> Windows:
+        return Windows(np.zeros((0, CHANNELS, WINDOW_PX, WINDOW_PX), np.uint8), np.zeros((0, 2)))
+
 
 def clip_windows(clip: ClipFrames, rng: np.random.Generator) -> Windows:
     """Two windows a frame of the clip: one anywhere, one holding the meteor at a random place."""
@@ -135,13 +139,13 @@ def clip_windows(clip: ClipFrames, rng: np.random.Generator) -> Windows:
             planes_list.append(np.rint(window * 255.0).astype(np.uint8))
             centres.append((centre[0] - left, centre[1] - top))
     if not planes_list:
-        return Windows(np.zeros((0, CHANNELS, WINDOW_PX, WINDOW_PX), np.uint8), np.zeros((0, 2)))
+        return Windows.none()
     return Windows(np.stack(planes_list), np.asarray(centres, np.float64))
 
 
 def joined(parts: Sequence[Windows]) -> Windows:
     if not parts:
-        return Windows(np.zeros((0, CHANNELS, WINDOW_PX, WINDOW_PX), np.uint8), np.zeros((0, 2)))
+        return Windows.none()
     return Windows(np.concatenate([part.planes for part in parts]), np.concatenate([part.centres for part in parts]))
 
 

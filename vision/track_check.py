@@ -67,7 +67,7 @@ def check_clip(label_path: str | Path, heatmap: bool = False) -> Counter:
 def _clip_counts(label_path: Path, heatmap: bool) -> Counter:
     import numpy as np
 
-    from vision.heatmap import FRAMES, best_peak_px
+    from vision.heatmap import FRAMES, best_peak_px, reduce_frame, reduction_for
     from vision.pipeline import JudgeConfig, LaunchJudge
     from vision.video import read_frames
 
@@ -78,12 +78,13 @@ def _clip_counts(label_path: Path, heatmap: bool) -> Counter:
     truths = centres_px(label, {point.frame: point.centre_mm for point in label.meteor_track})
     width, height = label.frame_size
     judge = LaunchJudge(label.scene, config=JudgeConfig(launch_mode=label.launch_mode), fps=label.fps)
-    diameter_px = float(np.median([truth[2] for truth in truths.values()]))  # sets the detector's reduction
-    recent: deque = deque(maxlen=FRAMES)
+    scale = reduction_for(float(np.median([truth[2] for truth in truths.values()])))  # the detector's reduction
+    recent: deque = deque(maxlen=FRAMES)  # the last frames, reduced once each
     counts: Counter = Counter()
     for index, frame in read_frames(label_path.parent / label.video):
         judge.process(frame, index)
-        recent.append(frame)
+        if heatmap:
+            recent.append(reduce_frame(frame, scale))
         truth = truths.get(index)
         if truth is None or not (0 <= truth[0] < width and 0 <= truth[1] < height):
             continue
@@ -91,7 +92,7 @@ def _clip_counts(label_path: Path, heatmap: bool) -> Counter:
         counts[phase, place_of(judge.sighting(index), truth)] += 1
         counts[phase, judge.state] += 1
         if heatmap and len(recent) == FRAMES:
-            best = best_peak_px(list(recent), label.scene.meteor.rgb, diameter_px)
+            best = best_peak_px(recent, label.scene.meteor.rgb, scale)
             counts[phase, "heatmap_" + place_of(None if best is None else best[:2], truth)] += 1
     judge.finish()
     return counts

@@ -4,14 +4,12 @@ its input, its peaks, its errors, and `train-heatmap` writing a model OpenCV run
 from __future__ import annotations
 
 import json
-from collections import deque
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from calibration.truth import load_label
-from calibration.truth_path import centres_px
 from cli.main import main
 from footage.generate import generate_clip
 from footage.world import WIDE
@@ -19,13 +17,12 @@ from vision.heatmap import (
     CHANNELS,
     FRAMES,
     HeatmapModelError,
-    best_peak_px,
     heatmap,
     input_planes,
     peaks,
     reduction_for,
 )
-from vision.track_check import phase_of, place_of
+from vision.track_check import PHASES, PLACES, check_clip
 from vision.video import read_frames
 
 CLIPS = Path(__file__).resolve().parent / "clips"
@@ -42,19 +39,11 @@ def tracked(tmp_path_factory) -> Path:
 
 
 def _best_peak_places(label_path: Path) -> dict[str, list[str]]:
-    """Per phase of the meteor, where the shipped detector's best peak lies in each frame (as track-check)."""
-    label = load_label(label_path)
-    truths = centres_px(label, {point.frame: point.centre_mm for point in label.meteor_track})
-    diameter = float(np.median([truth[2] for truth in truths.values()]))
-    phases = phase_of(label)
-    recent: deque = deque(maxlen=FRAMES)
-    places: dict[str, list[str]] = {"held": [], "flight": [], "after": []}
-    for index, frame in read_frames(label_path.parent / label.video):
-        recent.append(frame)
-        if len(recent) == FRAMES and index in truths:
-            best = best_peak_px(list(recent), label.scene.meteor.rgb, diameter)
-            places[phases[index]].append(place_of(None if best is None else best[:2], truths[index]))
-    return places
+    """Per phase of the meteor, where the shipped detector's best peak lies in the frames (track-check's
+    counts: on the meteor, elsewhere, unseen)."""
+    counts = check_clip(label_path, heatmap=True)
+    return {phase: [place for place in PLACES for _ in range(counts[phase, f"heatmap_{place}"])]
+            for phase in PHASES}
 
 
 @pytest.mark.parametrize("label_path", [FOLLOWED], ids=["seed 9104 clip 70"])
