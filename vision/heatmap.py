@@ -9,8 +9,9 @@ is there (TrackNet's idea, a network a few layers deep for a CPU).
 
 Fitted on generated launches with `meteors-judge train-heatmap` (`vision.heatmap_fit`, which needs
 the optional `train` extra), it ships as a small ONNX file and runs with OpenCV's `dnn` module alone.
-Not yet used by the judge: `meteors-judge track-check --heatmap` compares its best peak with the
-judge's track, frame by frame.
+The judge runs it in a window round the tracker's prediction when the colour test finds no meteor
+in a hold or a flight (`peak_in_window`); `meteors-judge track-check --heatmap` compares its best
+peak over the whole frame with the judge's track, frame by frame.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ FRAMES = 3  # the frames the network sees: the two before the frame and the fram
 CHANNELS = 3 * FRAMES + 3  # their BGR planes, then the meteor's colour (BGR) as constant planes
 SMALLEST_METEOR_PX = 3.0  # the reduction keeps the meteor at least this many reduced pixels across
 LARGEST_SCALE = 4
+WINDOW_PX = 64  # reduced px: the side of the windows the network was fitted on and is run on
 
 
 class HeatmapModelError(ValueError):
@@ -114,3 +116,34 @@ def best_peak_px(reduced_bgr: Sequence[np.ndarray], meteor_rgb: tuple[int, int, 
         return None
     x, y, probability = found[0]
     return (x + 0.5) * scale - 0.5, (y + 0.5) * scale - 0.5, probability
+
+
+def _peak_centre(heat: np.ndarray, x: int, y: int) -> tuple[float, float]:
+    """The heat-weighted centre of the 3×3 pixels round the peak at (x, y): a position finer than a pixel."""
+    top, left = max(0, y - 1), max(0, x - 1)
+    patch = heat[top : y + 2, left : x + 2]
+    ys, xs = np.mgrid[top : top + patch.shape[0], left : left + patch.shape[1]]
+    total = float(patch.sum())
+    return float((patch * xs).sum()) / total, float((patch * ys).sum()) / total
+
+
+def peak_in_window(frames_bgr: Sequence[np.ndarray], centre_px: tuple[float, float],
+                   meteor_rgb: tuple[int, int, int], scale: int,
+                   model: str | Path = SHIPPED_MODEL) -> tuple[float, float, float] | None:
+    """The heat map's highest peak in a `WINDOW_PX`-reduced-pixel window round `centre_px` (full-res px),
+    from `FRAMES` full-resolution frames (oldest first), each cut to the window before it is reduced:
+    (x, y, probability) in full-resolution px, its centre finer than a reduced pixel; None when the map
+    has no peak."""
+    height, width = frames_bgr[-1].shape[:2]
+    side = WINDOW_PX * scale
+    left = int(np.clip(round(centre_px[0] - side / 2), 0, max(0, width - side)))
+    top = int(np.clip(round(centre_px[1] - side / 2), 0, max(0, height - side)))
+    cuts = [reduce_frame(np.ascontiguousarray(frame[top : top + side, left : left + side]), scale)
+            for frame in frames_bgr]
+    heat = heatmap(input_planes(cuts, meteor_rgb), model)
+    found = peaks(heat, 1)
+    if not found:
+        return None
+    x, y, probability = found[0]
+    fine_x, fine_y = _peak_centre(heat, int(x), int(y))
+    return left + (fine_x + 0.5) * scale - 0.5, top + (fine_y + 0.5) * scale - 0.5, probability

@@ -30,11 +30,10 @@ import numpy as np
 from calibration.truth import LaunchTruth, load_label
 from calibration.truth_path import centres_px
 from vision.doubt_fit import is_held_out
-from vision.heatmap import CHANNELS, FRAMES, heatmap, input_planes, peaks, reduce_frame, reduction_for
+from vision.heatmap import CHANNELS, FRAMES, WINDOW_PX, heatmap, input_planes, peaks, reduce_frame, reduction_for
 from vision.likeness_fit import NEAR_DIAMETERS
 from vision.track_check import MIN_DIAMETER_PX, phase_of
 
-WINDOW_PX = 64  # reduced px: the side of a training window
 EDGE_PX = 8  # a window's meteor lies at least this far inside it
 TARGET_SIGMA_PX = 1.0
 BEFORE_RELEASE, AFTER_RELEASE = 20, 24  # every frame of this stretch round the release is used ...

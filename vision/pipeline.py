@@ -34,6 +34,8 @@ from vision.box_rest import BoxRestSettings, FloorBlob, new_against_all
 from vision.decision import LaunchDecision
 from vision.detector import FAINT_MIN_SWEEP, Detection, MeteorDetector, streak_area_max_px
 from vision.hand import HandWatch, hand_reach_box
+from vision.heatmap import FRAMES as HEATMAP_FRAMES
+from vision.heatmap import peak_in_window
 from vision.landing import herd_line_in_use, herd_line_signed, outline_signed_mm
 from vision.likeness import shipped_model as likeness_model
 from vision.shadow import ShadowWatch
@@ -138,6 +140,12 @@ class JudgeConfig:
     # on its most meteor-like blob, and in flight a blob less meteor-like than this is not taken for it
     use_likeness: bool = True
     min_likeness_in_flight: float = 0.05
+    # in a hold and in flight, where the colour test finds nothing in the gate, the learned detector
+    # (`vision.heatmap`) looks in a window round the prediction; its peak is the meteor at this probability
+    # or more and this many meteor diameters from the prediction or fewer (farther peaks are seldom on it)
+    use_heatmap: bool = True
+    heatmap_min_probability: float = 0.7
+    heatmap_reach_diameters: float = 3.0
     follow_box: bool = True  # move the background's picture of the box with a bumped or tapped box
     # a meteor lost in flight, or never seen, is also looked for lying in the box, as a change from the box
     # before the launch
@@ -204,6 +212,7 @@ class LaunchJudge:
         self.calibration = None
         self.state: State = "calibrating"
         self.detector: MeteorDetector | None = None
+        self._meteor_rgb: tuple[int, int, int] | None = None  # the colour the detector looks for
         self.tracker = KalmanTracker()
         self.verdicts: list[Verdict] = []
         self._calibration_error: str | None = None
@@ -359,9 +368,8 @@ class LaunchJudge:
         scale = 1
         while scale * 2 <= self.config.scale and resting.min() / (scale * 2) >= 3.0:
             scale *= 2
-        self.detector = MeteorDetector(
-            (width, height), tuple(int(v) for v in rgb), (0.7 * sizes.min(), 1.3 * sizes.max()), scale
-        )
+        self._meteor_rgb = (int(rgb[0]), int(rgb[1]), int(rgb[2]))
+        self.detector = MeteorDetector((width, height), self._meteor_rgb, (0.7 * sizes.min(), 1.3 * sizes.max()), scale)
         self._px_per_mm = float(np.median(camera.apparent_diameter_px(low, 1.0)))
         self._place_box_follower()
         from calibration.tracking import CalibrationTracker
@@ -523,6 +531,8 @@ class LaunchJudge:
                     detection = None
             if detection is None:
                 detection = self._faint_streak(frame_bgr, px, py, gate)
+                if detection is None and self.state in ("in_hand", "in_flight"):
+                    detection = self._heat_sighting(frame_index, px, py)
                 if detection is None:
                     detection = self._flung_meteor_flying(frame_bgr, frame_index)
                     if detection is not None:
@@ -643,6 +653,39 @@ class LaunchJudge:
             return None
         upper = diameters[(3 * len(diameters)) // 4]  # the upper quartile
         return detection if self._is_the_streak(detection, diameter, upper) else None
+
+    def _heat_sighting(self, frame_index: int, x: float, y: float) -> Detection | None:
+        """The meteor where the learned detector's peak in a window round the prediction (x, y) (full-res px)
+        is likely enough and near enough (`JudgeConfig.heatmap_min_probability`, `heatmap_reach_diameters`),
+        and is not the meteor's trace in the earlier frames the network also sees; its size is the calibrated
+        meteor's, its centre doubtful (`partial`). None without the last `vision.heatmap.FRAMES` frames kept
+        in a row."""
+        kept = self._kept_frames
+        if not self.config.use_heatmap or self.detector is None or self._meteor_rgb is None or kept is None:
+            return None
+        if len(kept) < HEATMAP_FRAMES or kept[-HEATMAP_FRAMES][0] != frame_index - HEATMAP_FRAMES + 1:
+            return None
+        frames = [kept[back][1] for back in range(-HEATMAP_FRAMES, 0)]
+        peak = peak_in_window(frames, (x, y), self._meteor_rgb, self.detector.scale)
+        if peak is None or peak[2] < self.config.heatmap_min_probability:
+            return None
+        diameter = self._meteor_diameter_px()
+        to_prediction = math.hypot(peak[0] - x, peak[1] - y)
+        if to_prediction > self.config.heatmap_reach_diameters * diameter:
+            return None
+        if self._nearer_an_earlier_sighting(peak[:2], to_prediction, frame_index - HEATMAP_FRAMES + 1):
+            return None
+        return Detection(peak[0], peak[1], diameter, 1.0, math.pi * diameter * diameter / 4.0, partial=True)
+
+    def _nearer_an_earlier_sighting(self, point: tuple[float, float], distance_px: float, since_frame: int) -> bool:
+        """Whether a sighting (not a prediction) from `since_frame` on lies closer to `point` than `distance_px`."""
+        for back in range(len(self._frames) - 1, -1, -1):
+            if self._frames[back] < since_frame:
+                return False
+            earlier = (self._px[2 * back], self._px[2 * back + 1])
+            if self._flags[back] != COASTED and math.dist(point, earlier) < distance_px:
+                return True
+        return False
 
     def _measure_shadow(self, frame_bgr: np.ndarray, frame_index: int, detection: Detection) -> None:
         """The last sighting's shadow, while the meteor moves in a launch (a still one's tells no height)."""

@@ -32,6 +32,15 @@ def hue_test_only() -> Iterator[None]:
         yield
 
 
+@contextmanager
+def without_heatmap() -> Iterator[None]:
+    """The judge without the learned detector's sightings (`vision.heatmap`), as it was when a clip was
+    chosen to show a mechanism that the heat map now spares it."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(pipeline, "peak_in_window", lambda *_args, **_kwargs: None)
+        yield
+
+
 def judge_labelled(video: Path, label, **options) -> RunResult:
     """`run_judge` on `video` given what eval gives it: the rig of its label's scene and its launch mode."""
     return run_judge(video, label.scene, launch_mode=label.launch_mode, **options)

@@ -14,7 +14,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
-from launch_inputs import hue_test_only, judge_labelled
+from launch_inputs import hue_test_only, judge_labelled, without_heatmap
 
 import vision.pipeline as pipeline
 from calibration.truth import load_label
@@ -126,7 +126,8 @@ def test_a_launch_lost_in_flight_is_judged_where_the_meteor_lies(video: Path):
     """The colour tracker loses the meteor in flight; it is found lying in the box and the launch is
     judged there, in the label's space, disputed for the flight it did not see."""
     label = load_label(video.with_suffix(".json"))
-    result = judge_labelled(video, label)
+    with without_heatmap():  # the heat map follows the near-black one into the box
+        result = judge_labelled(video, label)
     assert len(result.verdicts) == 1
     verdict = result.verdicts[0]
     assert verdict.region == label.region
@@ -137,9 +138,20 @@ def test_a_launch_lost_in_flight_is_judged_where_the_meteor_lies(video: Path):
 @pytest.mark.parametrize("video", [DARK, WHITE], ids=["near-black", "white at 640x480"])
 def test_without_the_box_search_the_same_launch_is_lost_and_called_outside(video: Path):
     label = load_label(video.with_suffix(".json"))
-    result = judge_labelled(video, label, judge=_judge_with_the_box_search_blind(label))
+    with without_heatmap():
+        result = judge_labelled(video, label, judge=_judge_with_the_box_search_blind(label))
     assert [verdict.region for verdict in result.verdicts] == ["outside"]
     assert "meteor lost from view inside the picture" in result.verdicts[0].dispute_reasons
+
+
+def test_with_the_heat_map_the_near_black_meteor_is_found_again_in_flight_without_the_box_search():
+    """The near-black meteor of the tests above, with the learned detector and the box search blind: lost
+    leaving the hand, it is found again in flight, and the heat map's sightings where the colour test
+    finds nothing carry the track into the box, so the launch is judged in the label's space."""
+    label = load_label(DARK.with_suffix(".json"))
+    [verdict] = judge_labelled(DARK, label, judge=_judge_with_the_box_search_blind(label)).verdicts
+    assert verdict.region == label.region
+    assert not any("found lying" in reason for reason in verdict.dispute_reasons)
 
 
 def _judge_with_the_box_search_blind(label) -> pipeline.LaunchJudge:

@@ -21,10 +21,6 @@ WIDE_CLIPS = discover(WIDE)[0] if WIDE.is_dir() else []
 # (issue "The judge on any footage" turns them back on). Strict: a clip that starts passing fails here.
 WIDE_WEAKNESSES: dict[str, str] = {
     "clip_012": "a near-black meteor held in both hands from the first frame: no launch found",
-    "clip_031": "a near-black meteor on dark wood, 640×480 at 30 fps: no launch found",
-    "clip_024": "a brown meteor lying in the box seen only as a 4 px piece of it, whose ring touches the box's "
-                "partition (taken for held): whether it is still at the end turns on that piece's centroid "
-                "jitter (1.6 px against a 1.5 px tolerance): no launch found",
 }
 
 

@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 
 from calibration.truth import load_label
+from calibration.truth_path import centres_px
 from cli.main import main
 from footage.generate import generate_clip
 from footage.world import WIDE
@@ -19,10 +20,11 @@ from vision.heatmap import (
     HeatmapModelError,
     heatmap,
     input_planes,
+    peak_in_window,
     peaks,
     reduction_for,
 )
-from vision.track_check import PHASES, PLACES, check_clip
+from vision.track_check import PHASES, PLACES, check_clip, phase_of
 from vision.video import read_frames
 
 CLIPS = Path(__file__).resolve().parent / "clips"
@@ -131,3 +133,34 @@ def test_train_heatmap_needs_tracked_labels(tmp_path, capsys):
     plain = Path(__file__).resolve().parents[1] / "narrow_clips"
     assert main(["train-heatmap", str(plain), "--out", str(tmp_path / "model.onnx")]) == 2
     assert "--track-meteor" in capsys.readouterr().err
+
+
+def test_a_window_round_a_rough_prediction_finds_the_flying_meteor():
+    """In the flight of a clip the model was not fitted on, a window centred 30 px off the meteor (a
+    tracker's prediction gone astray) has its peak within half a diameter of the meteor's centre in
+    every frame, as close as a window centred on the meteor gets."""
+    label = load_label(FOLLOWED)
+    truths = centres_px(label, {point.frame: point.centre_mm for point in label.meteor_track})
+    phases = phase_of(label)
+    scale = reduction_for(float(np.median([truth[2] for truth in truths.values()])))
+    recent: list[np.ndarray] = []
+    off, centred = [], []
+    for index, frame in read_frames(FOLLOWED.parent / label.video):
+        recent = [*recent[-(FRAMES - 1):], frame]
+        if phases.get(index) != "flight" or len(recent) < FRAMES:
+            continue
+        x, y, diameter = truths[index]
+        for centre, errors in (((x + 30.0, y - 30.0), off), ((x, y), centred)):
+            peak = peak_in_window(recent, centre, label.scene.meteor.rgb, scale)
+            errors.append(np.inf if peak is None else float(np.hypot(peak[0] - x, peak[1] - y)) / diameter)
+    assert len(off) >= 10
+    assert max(off) < 0.5, off
+    assert np.median(off) <= np.median(centred) + 0.05
+
+
+def test_a_window_at_the_frames_edge_stays_inside_the_picture():
+    frames = [np.zeros((200, 300, 3), np.uint8) for _ in range(FRAMES)]
+    for frame in frames:
+        frame[4:10, 280:286] = (40, 80, 200)
+    peak = peak_in_window(frames, (299.0, 0.0), (200, 80, 40), 1)
+    assert peak is not None and 0.0 <= peak[0] < 300.0 and 0.0 <= peak[1] < 200.0
