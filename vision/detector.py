@@ -160,6 +160,7 @@ class MeteorDetector:
         brightness_range: tuple[float, float] = (0.35, 1.8),
     ) -> None:
         direction, norm = colour_basis(meteor_rgb)
+        self.meteor_rgb = (int(meteor_rgb[0]), int(meteor_rgb[1]), int(meteor_rgb[2]))  # the colour looked for
         self.direction = direction
         self.brightness = norm
         self.cos_limit = float(np.cos(np.radians(max_angle_deg)))

@@ -115,7 +115,12 @@ def best_peak_px(reduced_bgr: Sequence[np.ndarray], meteor_rgb: tuple[int, int, 
     if not found:
         return None
     x, y, probability = found[0]
-    return (x + 0.5) * scale - 0.5, (y + 0.5) * scale - 0.5, probability
+    return _full_res_px(x, scale), _full_res_px(y, scale), probability
+
+
+def _full_res_px(reduced_px: float, scale: int) -> float:
+    """A reduced pixel coordinate in full-resolution px (a reduced pixel's centre is its block's centre)."""
+    return (reduced_px + 0.5) * scale - 0.5
 
 
 def _peak_centre(heat: np.ndarray, x: int, y: int) -> tuple[float, float]:
@@ -146,4 +151,4 @@ def peak_in_window(frames_bgr: Sequence[np.ndarray], centre_px: tuple[float, flo
         return None
     x, y, probability = found[0]
     fine_x, fine_y = _peak_centre(heat, int(x), int(y))
-    return left + (fine_x + 0.5) * scale - 0.5, top + (fine_y + 0.5) * scale - 0.5, probability
+    return left + _full_res_px(fine_x, scale), top + _full_res_px(fine_y, scale), probability

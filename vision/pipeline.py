@@ -212,7 +212,6 @@ class LaunchJudge:
         self.calibration = None
         self.state: State = "calibrating"
         self.detector: MeteorDetector | None = None
-        self._meteor_rgb: tuple[int, int, int] | None = None  # the colour the detector looks for
         self.tracker = KalmanTracker()
         self.verdicts: list[Verdict] = []
         self._calibration_error: str | None = None
@@ -368,8 +367,9 @@ class LaunchJudge:
         scale = 1
         while scale * 2 <= self.config.scale and resting.min() / (scale * 2) >= 3.0:
             scale *= 2
-        self._meteor_rgb = (int(rgb[0]), int(rgb[1]), int(rgb[2]))
-        self.detector = MeteorDetector((width, height), self._meteor_rgb, (0.7 * sizes.min(), 1.3 * sizes.max()), scale)
+        self.detector = MeteorDetector(
+            (width, height), tuple(int(v) for v in rgb), (0.7 * sizes.min(), 1.3 * sizes.max()), scale
+        )
         self._px_per_mm = float(np.median(camera.apparent_diameter_px(low, 1.0)))
         self._place_box_follower()
         from calibration.tracking import CalibrationTracker
@@ -661,12 +661,12 @@ class LaunchJudge:
         meteor's, its centre doubtful (`partial`). None without the last `vision.heatmap.FRAMES` frames kept
         in a row."""
         kept = self._kept_frames
-        if not self.config.use_heatmap or self.detector is None or self._meteor_rgb is None or kept is None:
+        if not self.config.use_heatmap or self.detector is None or kept is None:
             return None
         if len(kept) < HEATMAP_FRAMES or kept[-HEATMAP_FRAMES][0] != frame_index - HEATMAP_FRAMES + 1:
             return None
         frames = [kept[back][1] for back in range(-HEATMAP_FRAMES, 0)]
-        peak = peak_in_window(frames, (x, y), self._meteor_rgb, self.detector.scale)
+        peak = peak_in_window(frames, (x, y), self.detector.meteor_rgb, self.detector.scale)
         if peak is None or peak[2] < self.config.heatmap_min_probability:
             return None
         diameter = self._meteor_diameter_px()
@@ -675,7 +675,7 @@ class LaunchJudge:
             return None
         if self._nearer_an_earlier_sighting(peak[:2], to_prediction, frame_index - HEATMAP_FRAMES + 1):
             return None
-        return Detection(peak[0], peak[1], diameter, 1.0, math.pi * diameter * diameter / 4.0, partial=True)
+        return Detection(peak[0], peak[1], diameter, 1.0, self.meteor_disc_area_px(), partial=True)
 
     def _nearer_an_earlier_sighting(self, point: tuple[float, float], distance_px: float, since_frame: int) -> bool:
         """Whether a sighting (not a prediction) from `since_frame` on lies closer to `point` than `distance_px`."""
@@ -1198,7 +1198,7 @@ class LaunchJudge:
         frames = frame_index - last[0]
         fastest_px = cfg.flying_max_speed_mm_s / self.fps * self._px_per_mm * frames
         steps_px = (cfg.flying_min_sweep * diameter * frames, fastest_px)
-        best = _flown_blob(moving, last[1], steps_px, math.pi * diameter * diameter / 4.0)
+        best = _flown_blob(moving, last[1], steps_px, self.meteor_disc_area_px())
         if best is None:
             return None
         cx, cy, area, label = best
