@@ -687,6 +687,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         why = est.reason or f"clear-sighting RMS {est.rms_px:.1f} px, {est.free_frames} clear flight sightings"
         notes.append(f"release estimate unreliable ({why}): bracketed by the first hand-free sighting")
     let_go = free_seen and _hand_seen_holding(flags, throw_start, free_start)
+    hand_timed = "hand" in est.reason_kinds  # the release timed by the hand letting go (`vision.hand`)
     if herd is not None and let_go_lo - k * BRACKET_SIGMA_MM >= 0 and let_go:
         # even the latest possible release is clearly behind the line: certain, unless the release fit
         # says the meteor was still held beyond the line (then the hand-free sighting was not free)
@@ -759,6 +760,10 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     carried_in = _hand_seen_on(flags[:HAND_SEEN_FRAMES])  # moving in the hand, not in flight
     if throw_start == 0 and not carried_in and _image_speed_px(frames, px, int(frames[0]), int(frames[5])) > MOVING_PX:
         unseen.append("the track starts in flight")
+    elif not let_go and not hand_timed:
+        # no hand seen on the meteor before it flew: what looked like its hold may have been the meteor
+        # slowing in a flight that began unseen (in a bounce, on the rim)
+        unseen.append("no hand seen holding the meteor before its flight")
     end_frame = flight.entered_box_frame
     if end_frame is None:
         end_frame = int(frames[rest_index]) if rest_index < len(px) else int(track.frames[-1]) + 1
@@ -896,7 +901,6 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         margins["herd_line"] = release_margin
     if region_margin is not None:
         margins["region"] = region_margin
-    hand_timed = "hand" in est.reason_kinds
     evidence = LaunchEvidence(
         **track_evidence(track),
         **flight_evidence(flight),
