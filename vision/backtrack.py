@@ -31,6 +31,10 @@ class BacktrackSettings:
     size_range: tuple[float, float] = (0.35, 1.8)  # a sighting's diameter against the meteor's
 
 
+# the learned detector's sighting in kept frame `index` within `reach_px` of (x, y) (full-res px), or None
+HeatNear = Callable[[int, float, float, float], Detection | None]
+
+
 def frames_to_keep(settings: BacktrackSettings, fps: float, frame_bytes: int) -> int:
     """How many of the last frames the judge keeps for the walk back, at `fps` and `frame_bytes` a frame."""
     by_memory = int(settings.max_kept_mb * 1e6 // max(frame_bytes, 1))
@@ -43,14 +47,15 @@ def walk_back(
     first: tuple[int, float, float],
     second: tuple[int, float, float],
     diameter_px: float,
-    reached_start: Callable[[np.ndarray, Detection], bool],
+    reached_start: Callable[[int, np.ndarray, Detection], bool],
     settings: BacktrackSettings | None = None,
+    heat_near: HeatNear | None = None,
 ) -> list[tuple[int, Detection]]:
     """The meteor's sightings (frame, detection), latest first, in the `frames` (index, BGR; in time
     order) before `first`, following the flight whose first two sightings are `first` and `second`
-    (frame, x px, y px). The walk ends after the sighting for which `reached_start` holds (the hand,
-    the sightings before the gap), when the meteor is missed `max_misses` + 1 times in a row, or at the
-    oldest frame."""
+    (frame, x px, y px). The walk ends after the sighting for which `reached_start(frame, BGR,
+    detection)` holds (the hand, the track met), when the meteor is missed `max_misses` + 1 times in a row, or at the
+    oldest frame. `heat_near` looks where colour finds nothing (see `HeatNear`)."""
     settings = settings or BacktrackSettings()
     frame_now, x, y = first
     steps = second[0] - first[0]
@@ -67,6 +72,8 @@ def walk_back(
         gate = max(settings.gate_diameters * diameter_px, settings.gate_travel * travel)
         detection = _sighting_near(detector, frame_bgr, x - vx * gap, y - vy * gap, gate, diameter_px,
                                    math.hypot(vx, vy), settings)
+        if detection is None and heat_near is not None:
+            detection = heat_near(index, x - vx * gap, y - vy * gap, gate)
         if detection is None:
             misses += 1
             if misses > settings.max_misses:
@@ -78,7 +85,7 @@ def walk_back(
         vy = 0.5 * vy + 0.5 * (y - detection.y) / gap
         frame_now, x, y = index, detection.x, detection.y
         found.append((index, detection))
-        if reached_start(frame_bgr, detection):
+        if reached_start(index, frame_bgr, detection):
             break
     return found
 

@@ -38,6 +38,7 @@ from vision.heatmap import FRAMES as HEATMAP_FRAMES
 from vision.heatmap import peak_in_window
 from vision.landing import herd_line_in_use, herd_line_signed, outline_signed_mm
 from vision.likeness import shipped_model as likeness_model
+from vision.release import G_MM_S2
 from vision.shadow import ShadowWatch
 from vision.track import COASTED, HAND, PARTIAL, SEEN, LaunchTrack, sizes_by_turns
 from vision.tracker import KalmanTracker
@@ -146,6 +147,8 @@ class JudgeConfig:
     use_heatmap: bool = True
     heatmap_min_probability: float = 0.7
     heatmap_reach_diameters: float = 3.0
+    # while the tracker coasts in flight, its acceleration is held to this many g at the picture's largest scale
+    coast_max_accel_g: float = 0.5
     follow_box: bool = True  # move the background's picture of the box with a bumped or tapped box
     # a meteor lost in flight, or never seen, is also looked for lying in the box, as a change from the box
     # before the launch
@@ -219,6 +222,7 @@ class LaunchJudge:
         self._calibration_interval = max(1, self.config.calibrate_every)
         self._tracker_cal = None
         self._calibration_tracker = None  # follows a bumped camera and hidden markers once calibrated
+        self._gravity_px = math.inf  # gravity's image acceleration, px per frame² (known once calibrated)
         self._unsafe_reason: str | None = None  # why calls are unsafe now (too few markers), if they are
         self._launch_unsafe: str | None = None  # the first unsafe reason seen during the launch in progress
         self._lost_judged = False  # the last launch was judged while lost: it may be seen again in flight
@@ -371,6 +375,9 @@ class LaunchJudge:
             (width, height), tuple(int(v) for v in rgb), (0.7 * sizes.min(), 1.3 * sizes.max()), scale
         )
         self._px_per_mm = float(np.median(camera.apparent_diameter_px(low, 1.0)))
+        # gravity's image acceleration (px per frame²) at the largest scale in view
+        largest_px_per_mm = float(np.max(camera.apparent_diameter_px(np.vstack([low, high]), 1.0)))
+        self._gravity_px = G_MM_S2 * largest_px_per_mm / (self.fps * self.fps)
         self._place_box_follower()
         from calibration.tracking import CalibrationTracker
 
@@ -490,6 +497,9 @@ class LaunchJudge:
                 self._before_launch = None  # the picture at the first frame of waiting is taken (`_advance_state`)
             self.state = state
             events.append(JudgeEvent("state", frame_index, message or state))
+            # unseen in flight, the meteor flies free; unseen in a hand, the hand may still push it
+            free = state == "in_flight" and math.isfinite(self._gravity_px)
+            self.tracker.max_coast_accel_px = self.config.coast_max_accel_g * self._gravity_px if free else math.inf
 
     def _step(self, frame_bgr: np.ndarray, frame_index: int, events: list[JudgeEvent]) -> None:
         detector = self.detector
@@ -655,35 +665,57 @@ class LaunchJudge:
         return detection if self._is_the_streak(detection, diameter, upper) else None
 
     def _heat_sighting(self, frame_index: int, x: float, y: float) -> Detection | None:
-        """The meteor where the learned detector's peak in a window round the prediction (x, y) (full-res px)
-        is likely enough and near enough (`JudgeConfig.heatmap_min_probability`, `heatmap_reach_diameters`),
-        and is not the meteor's trace in the earlier frames the network also sees; its size is the calibrated
-        meteor's, its centre doubtful (`partial`). None without the last `vision.heatmap.FRAMES` frames kept
-        in a row."""
-        kept = self._kept_frames
-        if not self.config.use_heatmap or self.detector is None or kept is None:
+        """The meteor in this frame where the learned detector's peak round the prediction (x, y) (full-res px)
+        is likely and near enough (`_heat_near`), unless it is the meteor's trace in the earlier frames the
+        network also sees (`_left_behind_at`)."""
+        detection = self._heat_near(frame_index, x, y, math.inf)
+        if detection is None or self._left_behind_at((detection.x, detection.y), (x, y), frame_index):
             return None
-        if len(kept) < HEATMAP_FRAMES or kept[-HEATMAP_FRAMES][0] != frame_index - HEATMAP_FRAMES + 1:
+        return detection
+
+    def _heat_near(self, frame_index: int, x: float, y: float, reach_px: float) -> Detection | None:
+        """The meteor in kept frame `frame_index` where the learned detector's peak in a window round (x, y)
+        (full-res px) has at least `JudgeConfig.heatmap_min_probability` and lies within `reach_px` and
+        `heatmap_reach_diameters` meteor diameters of it: its size the calibrated meteor's, its centre doubtful
+        (`partial`). None without that frame and the `vision.heatmap.FRAMES` - 1 before it kept."""
+        frames = self._kept_run_to(frame_index)
+        if not self.config.use_heatmap or self.detector is None or frames is None:
             return None
-        frames = [kept[back][1] for back in range(-HEATMAP_FRAMES, 0)]
         peak = peak_in_window(frames, (x, y), self.detector.meteor_rgb, self.detector.scale)
         if peak is None or peak[2] < self.config.heatmap_min_probability:
             return None
         diameter = self._meteor_diameter_px()
-        to_prediction = math.hypot(peak[0] - x, peak[1] - y)
-        if to_prediction > self.config.heatmap_reach_diameters * diameter:
-            return None
-        if self._nearer_an_earlier_sighting(peak[:2], to_prediction, frame_index - HEATMAP_FRAMES + 1):
+        if math.hypot(peak[0] - x, peak[1] - y) > min(reach_px, self.config.heatmap_reach_diameters * diameter):
             return None
         return Detection(peak[0], peak[1], diameter, 1.0, self.meteor_disc_area_px(), partial=True)
 
-    def _nearer_an_earlier_sighting(self, point: tuple[float, float], distance_px: float, since_frame: int) -> bool:
-        """Whether a sighting (not a prediction) from `since_frame` on lies closer to `point` than `distance_px`."""
+    def _kept_run_to(self, frame_index: int) -> list[np.ndarray] | None:
+        """The kept frames `frame_index` - `vision.heatmap.FRAMES` + 1 to `frame_index`, oldest first (what the
+        heat map reads); None unless all are kept."""
+        kept = self._kept_frames
+        if not kept:
+            return None
+        start = frame_index - HEATMAP_FRAMES + 1 - kept[0][0]  # where the run starts, were no frame skipped
+        if start < 0 or start + HEATMAP_FRAMES > len(kept):
+            return None
+        run = [kept[start + back] for back in range(HEATMAP_FRAMES)]
+        if run[0][0] != frame_index - HEATMAP_FRAMES + 1 or run[-1][0] != frame_index:
+            return None  # a frame was skipped
+        return [frame for _index, frame in run]
+
+    def _left_behind_at(self, peak: tuple[float, float], prediction: tuple[float, float], frame_index: int) -> bool:
+        """Whether the heat map's `peak` is where the meteor was in the earlier frames the network also sees,
+        and has since left: a sighting there lies closer to the peak than the prediction does, and a meteor
+        diameter or more from the prediction (a still meteor's peak is no trace)."""
+        since_frame = frame_index - HEATMAP_FRAMES + 1
+        to_prediction = math.dist(peak, prediction)
+        diameter = self._meteor_diameter_px()
         for back in range(len(self._frames) - 1, -1, -1):
             if self._frames[back] < since_frame:
                 return False
             earlier = (self._px[2 * back], self._px[2 * back + 1])
-            if self._flags[back] != COASTED and math.dist(point, earlier) < distance_px:
+            if (self._flags[back] != COASTED and math.dist(peak, earlier) < to_prediction
+                    and math.dist(earlier, prediction) >= diameter):
                 return True
         return False
 
@@ -1269,16 +1301,16 @@ class LaunchJudge:
 
     def _walk_back_if_picked_up_late(self) -> None:
         """A flight picked up after a gap is followed backwards through the frames kept
-        (`vision.backtrack`), to the hand or to the sightings before the gap; what is found there replaces
-        the gap's predictions."""
+        (`vision.backtrack`), to the hand or to where it meets the track; what is found replaces what the
+        track holds from there on: the gap's predictions, and sightings of something else the tracker
+        followed while the meteor flew (a sighting far from the walk's in the same frame is not the meteor)."""
         start = self._late_flight_start()
         if start is None or self._frames[start] == self._walked_back_from or not self._kept_frames:
             return
         first_frame = self._frames[start]
         self._walked_back_from = first_frame
         before = next((i for i in range(start - 1, -1, -1) if self._flags[i] != COASTED), None)
-        after_frame = self._frames[before] if before is not None else -1
-        frames = [(index, image) for index, image in self._kept_frames if after_frame < index < first_frame]
+        frames = [(index, image) for index, image in self._kept_frames if index < first_frame]
         sizes = [d for d in self._diam[start : start + 4] if math.isfinite(d)]
         if not frames or not sizes:
             return
@@ -1291,17 +1323,18 @@ class LaunchJudge:
             return  # not flying: the gap of a slow or still meteor is no flight's
         ended_at: str | None = None  # what ended the walk at its last sighting: "hand" or "track"
 
-        def reached_start(frame_bgr: np.ndarray, detection: Detection) -> bool:
+        def reached_start(frame_index: int, frame_bgr: np.ndarray, detection: Detection) -> bool:
             nonlocal ended_at
             # (the detector's last colour search was round this sighting: its touch ring reads that frame)
             if self.detector.touching(detection.x, detection.y, detection.diameter_px) > HAND_TOUCH:
                 ended_at = "hand"
-            elif before is not None and math.hypot(
-                    detection.x - self._px[2 * before], detection.y - self._px[2 * before + 1]) <= diameter:
+            elif any(math.dist((detection.x, detection.y), sighting) <= diameter
+                     for sighting in self._sightings_to_join(before, frame_index)):
                 ended_at = "track"
             return ended_at is not None
 
-        found = walk_back(self.detector, frames, first, second, diameter, reached_start, self.config.backtrack)
+        found = walk_back(self.detector, frames, first, second, diameter, reached_start, self.config.backtrack,
+                          self._heat_near)
         if found:
             sightings = [(index, d.x, d.y, d.diameter_px, PARTIAL if d.partial or d.faint else SEEN)
                          for index, d in reversed(found)]
@@ -1309,6 +1342,15 @@ class LaunchJudge:
                 sightings[0] = (*sightings[0][:4], HAND)
             self._insert_before(start, sightings, joined=ended_at == "track")
             self._walked_back_from = found[-1][0]
+
+    def _sightings_to_join(self, before: int | None, frame_index: int) -> list[tuple[float, float]]:
+        """Where a walk back in frame `frame_index` meets the track: the last sighting before the gap (index
+        `before`), and the track's sighting in that frame (none when only predicted)."""
+        joins = [] if before is None else [(self._px[2 * before], self._px[2 * before + 1])]
+        at = bisect.bisect_left(self._frames, frame_index)
+        if at < len(self._frames) and self._frames[at] == frame_index and self._flags[at] != COASTED:
+            joins.append((self._px[2 * at], self._px[2 * at + 1]))
+        return joins
 
     def _insert_before(self, start: int, sightings: list[tuple[int, float, float, float, int]], joined: bool) -> None:
         """Put `sightings` (frame, x, y, diameter, flag; in time order, all before sighting `start`) into

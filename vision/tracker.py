@@ -6,6 +6,11 @@ occlusions (the hand at release, a wall) on its prediction, and declares the tra
 `max_missed` frames without a sighting. Found again after a gap, it restarts its motion from the
 mean step since the last sighting (a bounce in the gap changed the velocity at once).
 
+While it coasts, its acceleration is held to `max_coast_accel_px`. An unseen meteor flies free,
+and a free meteor's image accelerates about as gravity does at most; the filter's estimate may
+carry a hand's push or a bounce's kink, which, carried on frame after frame, sends the prediction
+(and the search round it) far from the meteor.
+
 State (x, y, vx, vy, ax, ay) in pixels and frames. The two axes do not interact (the motion model,
 the process noise and the measurement noise are the same on each and separable), and they start
 with the same covariance, so both share one 3×3 covariance: predict and update are a dozen
@@ -31,12 +36,14 @@ class KalmanTracker:
         gate_sigmas: float = 4.0,
         min_gate_px: float = 12.0,
         max_missed: int = 8,
+        max_coast_accel_px: float = math.inf,
     ) -> None:
         self.measurement_px = measurement_px
         self.jerk_px = jerk_px
         self.gate_sigmas = gate_sigmas
         self.min_gate_px = min_gate_px
         self.max_missed = max_missed
+        self.max_coast_accel_px = max_coast_accel_px  # px per frame², while no sighting comes
         j2 = jerk_px**2
         self._q = (0.25 * j2, j2, j2)  # process noise per axis: position, velocity, acceleration
         self._r = measurement_px**2
@@ -136,6 +143,11 @@ class KalmanTracker:
         if self.missed > self.max_missed:
             self.reset()
             return True
+        x, y, vx, vy, ax, ay = self.x
+        accel = math.hypot(ax, ay)
+        if accel > self.max_coast_accel_px:
+            shrink = self.max_coast_accel_px / accel
+            self.x = [x, y, vx, vy, ax * shrink, ay * shrink]
         return False
 
     @property

@@ -12,11 +12,14 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import numpy as np
 from launch_inputs import judge_labelled, judge_launch_inputs, judge_without_walk_back, without_heatmap
 
 from calibration.truth import load_label
 from calibration.truth_path import centres_px, known_centres_mm
 from vision.analysis import judge_launch
+from vision.backtrack import walk_back
+from vision.detector import Detection, MeteorDetector
 from vision.track import COASTED
 
 CLIP = Path(__file__).resolve().parent / "clips" / "walked_back_bounces_9104_037.mp4"
@@ -92,3 +95,27 @@ def test_the_walk_back_removes_a_phantom_table_bounce_made_by_arcs_across_a_gap(
     assert verdict.valid is False and not verdict.disputed
     plain = judge_launch(*judge_launch_inputs(PHANTOM_BOUNCE, label, judge=judge_without_walk_back(label))[0])[1]
     assert plain.flight.impacts[0].surface == "table"
+
+
+def test_where_colour_finds_nothing_the_walk_back_takes_the_heat_maps_sighting_inside_its_gate():
+    """Blank frames (nothing meteor-coloured, nothing moving): each frame's sighting can only come from
+    `heat_near`, which is asked at the walk's prediction with its gate; a peak beyond the gate is none."""
+    blank = np.full((240, 320, 3), 120, np.uint8)
+    detector = MeteorDetector((320, 240), (220, 60, 30), (6.0, 14.0), scale=1)
+    detector.update_background(detector.reduce(blank), None, 1.0)
+    detector.update_full_background(blank, None, 1.0)
+    asked = []
+
+    def heat_near(index, x, y, reach_px):
+        asked.append((index, x, y))
+        true_x = 300.0 - 20.0 * (16 - index) + 2.0  # the meteor, 2 px off the walk's constant velocity
+        peak = Detection(true_x, 100.0, 10.0, 1.0, 78.5, partial=True)
+        far = index == 11  # the peak lies beyond the gate in that frame: no sighting
+        return None if far or math.hypot(peak.x - x, peak.y - y) > reach_px else peak
+
+    frames = [(index, blank) for index in range(9, 16)]
+    found = walk_back(detector, frames, (16, 300.0, 100.0), (17, 320.0, 100.0), 10.0,
+                      lambda *_: False, heat_near=heat_near)
+    assert [index for index, _ in found] == [15, 14, 13, 12, 10, 9]  # frame 11 missed, the walk goes on
+    assert all(abs(d.x - (302.0 - 20.0 * (16 - index))) < 1e-9 for index, d in found)
+    assert [index for index, *_ in asked] == [15, 14, 13, 12, 11, 10, 9]

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from launch_inputs import judge_labelled, narrow_empty_frame, narrow_judge
+from launch_inputs import judge_labelled, narrow_empty_frame, narrow_judge, without_heatmap
 
 from calibration.truth import load_label
 from vision.track import COASTED, HAND, SEEN
@@ -249,14 +249,18 @@ def test_a_meteor_lost_in_flight_and_found_again_in_the_box_is_one_launch():
     tracker stayed on the hand and followed it out of the picture. Judged lost at once, the launch got
     a void verdict, and the meteor, found a frame later rolling in the box, a second launch of its
     own. Looked for before the launch is judged lost, it is found, its track continues, and the one
-    verdict has the labelled rest, disputed for the sightings lost."""
+    verdict has the labelled rest, disputed for the sightings lost. (With the heat map the walk back now
+    follows the meteor through those frames: the launch is not lost, and it is ruled right.)"""
     label = load_label(LOST_THEN_FOUND.with_suffix(".json"))
-    result = judge_labelled(LOST_THEN_FOUND, label)
+    with without_heatmap():
+        result = judge_labelled(LOST_THEN_FOUND, label)
     assert len(result.verdicts) == 1
     verdict = result.verdicts[0]
     assert verdict.region == label.region == "velociraptor"
     assert np.hypot(*np.subtract(verdict.rest.table_mm, label.rest.table_mm)) < 5.0
     assert verdict.disputed and any("found again" in reason for reason in verdict.dispute_reasons)
+    [followed] = judge_labelled(LOST_THEN_FOUND, label).verdicts
+    assert (followed.outcome, followed.region, followed.valid) == (label.outcome, label.region, label.valid)
 
 
 CARRIED_IN_SET_DOWN = Path(__file__).resolve().parent / "clips" / "carried_in_set_down_9057_129.mp4"

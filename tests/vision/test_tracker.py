@@ -78,3 +78,21 @@ def test_closed_form_filter_matches_the_matrix_kalman_filter():
         x, p = x + gain @ (z - h @ x), (np.eye(6) - gain @ h) @ p
         tracker.update(float(z[0]), float(z[1]), noise)
     assert np.allclose(tracker.x, x, atol=1e-9) and np.allclose(tracker.P, p, atol=1e-9)
+
+
+def _coast_after_a_push(tracker: KalmanTracker, frames_unseen: int) -> float:
+    """A meteor pushed from rest (4 px/frame²), seen for ten frames, let go in the first frame unseen at
+    44 px a frame: how far the tracker's last prediction lies from it after `frames_unseen` frames."""
+    tracker.start(0.0, 100.0)
+    _feed(tracker, [(2.0 * i * i, 100.0) for i in range(1, 11)])
+    for _ in range(frames_unseen):
+        x, _, _ = tracker.predict()
+        tracker.miss()
+    return abs(x - (242.0 + 44.0 * (frames_unseen - 1)))
+
+
+def test_coasting_holds_the_acceleration_to_free_flight():
+    unbounded = _coast_after_a_push(KalmanTracker(), 6)
+    bounded = _coast_after_a_push(KalmanTracker(max_coast_accel_px=0.5), 6)
+    assert unbounded > 40.0  # the push carried on: the prediction runs off ahead of the meteor
+    assert bounded < 10.0
