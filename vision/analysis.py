@@ -726,6 +726,13 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         # (a release well behind the line can have a window lying wholly over it at the fit's height).
         # Without a window, or with one reaching back into the hold, the release is unsure
         herd_set = {True, False}
+    hold_seen = let_go or hand_timed
+    release_unseen = herd is not None and not hold_seen and herd_set == {False}
+    if release_unseen:
+        # no hand seen on the meteor before its flight: the flight may have begun unseen, earlier and so
+        # farther behind the line (the meteor flies towards the box). A foul is then not certain; a
+        # release found behind the line stays behind it
+        herd_set = {True, False}
     herd_ok = (best_signed is None or best_signed >= 0) if len(herd_set) > 1 else next(iter(herd_set))
     analysis.release_index = release_index
     over_box = release is not None and outline_signed_mm(rig, pose, np.asarray(release.table_mm)) > -radius
@@ -760,7 +767,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     carried_in = _hand_seen_on(flags[:HAND_SEEN_FRAMES])  # moving in the hand, not in flight
     if throw_start == 0 and not carried_in and _image_speed_px(frames, px, int(frames[0]), int(frames[5])) > MOVING_PX:
         unseen.append("the track starts in flight")
-    elif not let_go and not hand_timed:
+    elif not hold_seen:
         # no hand seen on the meteor before it flew: what looked like its hold may have been the meteor
         # slowing in a flight that began unseen (in a bounce, on the rim)
         unseen.append("no hand seen holding the meteor before its flight")
@@ -860,7 +867,9 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     detail = {
         "herd_line": f"release {best_signed if best_signed is not None else float('nan'):+.0f} mm from the herd line"
         + (
-            " (the release fit's height and the flight's arcs' disagree: release unsure)"
+            " (no hand seen holding the meteor: its flight may have begun earlier, farther behind the line)"
+            if release_unseen
+            else " (the release fit's height and the flight's arcs' disagree: release unsure)"
             if arcs_z is not None
             else f" ({herd_range[0]:+.0f} to {herd_range[1]:+.0f} mm possible)"
             if herd_range is not None

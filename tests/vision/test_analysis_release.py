@@ -274,3 +274,24 @@ def test_a_hold_no_hand_was_seen_on_leaves_the_bounce_count_a_lower_bound():
     assert verdict.evidence.bounce_count_lower_bound
     assert any("no hand seen holding the meteor" in reason for reason in verdict.dispute_reasons)
     assert verdict.disputed
+
+
+FLIGHT_BEGUN_UNSEEN = Path(__file__).resolve().parent / "clips" / "flight_begun_unseen_beyond_line_9101_853.mp4"
+
+
+def test_a_release_no_hand_was_seen_at_leaves_a_foul_unsure():
+    """Seed 9101 clip_853 (hard mode, released 127 mm behind the line): the judge first follows the
+    meteor just before its second table bounce, and the walk back does not reach the hand. Its release
+    fit places that late start well beyond the line. No hand was seen on the meteor: its flight may
+    have begun earlier, and so farther behind the line, so the foul must not be certain."""
+    label = load_label(FLIGHT_BEGUN_UNSEEN.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(FLIGHT_BEGUN_UNSEEN, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    evidence = verdict.evidence
+    assert not evidence.hand_seen_letting_go and not evidence.hand_timed
+    assert label.release.frame < analysis.free_start_frame  # the flight's start was never seen
+    assert evidence.herd_high_mm < 0  # the release fit's whole window lies beyond the line ...
+    assert evidence.herd_call_unsure  # ... yet the foul is not certain
+    herd_reasons = [reason for reason in verdict.dispute_reasons if "herd line" in reason]
+    assert any("no hand seen holding the meteor" in reason for reason in herd_reasons)
+    assert verdict.disputed
