@@ -7,11 +7,11 @@ calibration, config and the stream's own disputes), with the disputes the runner
 verdict afterwards. A later eval with the same tracking code decides each launch again with the
 analysis code of the day and never opens the video.
 
-Whether the tracking code is the same is told by a fingerprint of every file the stream may run: all
-of `vision/` and `calibration/` except the modules that only decide (`DECISION_FILES`) or only
-score (`EVALUATION_FILES`). A clip's kept tracks are used only for the same video (its size and
-modification time), rig and launch mode; anything else, or a file that cannot be read back, is
-watched again and kept anew.
+Whether the tracking code is the same is told by a fingerprint of every file the stream may run
+(code, settings and the learned models): all of `vision/` and `calibration/` except the modules
+that only decide (`DECISION_FILES`) or only score (`EVALUATION_FILES`). A clip's kept tracks are
+used only for the same video (its size and modification time), rig and launch mode; anything else,
+or a file that cannot be read back, is watched again and kept anew.
 """
 
 from __future__ import annotations
@@ -20,6 +20,7 @@ import functools
 import hashlib
 import os
 import pickle
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -65,13 +66,19 @@ class KeptTracks:
 
 @functools.cache
 def tracking_fingerprint() -> str:
-    """A hash of every file of `vision/` and `calibration/` that the watching may run."""
+    """A hash of every file of `vision/` and `calibration/` that the watching may run (code and models)."""
     import calibration
 
+    return fingerprint_of([Path(__file__).parent, Path(calibration.__file__).parent])
+
+
+def fingerprint_of(packages: Sequence[Path]) -> str:
+    """A hash of the code (.py), settings (.json) and learned models (.onnx) under `packages`, but for
+    the modules that only decide or only score."""
     digest = hashlib.sha256(FORMAT.encode())
-    for package in (Path(__file__).parent, Path(calibration.__file__).parent):
+    for package in packages:
         for path in sorted(package.rglob("*")):
-            if path.suffix not in (".py", ".json") or path.name in DECISION_FILES | EVALUATION_FILES:
+            if path.suffix not in (".py", ".json", ".onnx") or path.name in DECISION_FILES | EVALUATION_FILES:
                 continue
             digest.update(str(path.relative_to(package.parent)).encode())
             digest.update(path.read_bytes())

@@ -100,6 +100,19 @@ def test_the_fingerprint_leaves_out_only_files_that_exist():
     assert {name for name in named if not (vision / name).exists()} <= {"doubt_model.json"}
 
 
+def test_the_fingerprint_changes_with_a_learned_model_but_not_with_a_decision_module(tmp_path):
+    package = tmp_path / "vision"
+    package.mkdir()
+    (package / "tracker.py").write_text("follow = True\n")
+    (package / "analysis.py").write_text("decide = True\n")
+    (package / "heatmap_model.onnx").write_bytes(b"weights one")
+    before = track_cache.fingerprint_of([package])
+    (package / "analysis.py").write_text("decide = False\n")
+    assert track_cache.fingerprint_of([package]) == before
+    (package / "heatmap_model.onnx").write_bytes(b"weights two")
+    assert track_cache.fingerprint_of([package]) != before
+
+
 def test_eval_with_tracks_says_how_many_clips_it_decided_again(tmp_path, clips, capsys):
     cache, plain_out, kept_out = tmp_path / "tracks", tmp_path / "plain.json", tmp_path / "kept.json"
     assert main(["eval", str(clips), "--out", str(plain_out)]) == 0
