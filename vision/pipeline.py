@@ -678,8 +678,10 @@ class LaunchJudge:
         (full-res px) has at least `JudgeConfig.heatmap_min_probability` and lies within `reach_px` and
         `heatmap_reach_diameters` meteor diameters of it: its size the calibrated meteor's, its centre doubtful
         (`partial`). None without that frame and the `vision.heatmap.FRAMES` - 1 before it kept."""
+        if not self.config.use_heatmap or self.detector is None:
+            return None
         frames = self._kept_run_to(frame_index)
-        if not self.config.use_heatmap or self.detector is None or frames is None:
+        if frames is None:
             return None
         peak = peak_in_window(frames, (x, y), self.detector.meteor_rgb, self.detector.scale)
         if peak is None or peak[2] < self.config.heatmap_min_probability:
