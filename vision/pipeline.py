@@ -141,7 +141,7 @@ class JudgeConfig:
     # on its most meteor-like blob, and in flight a blob less meteor-like than this is not taken for it
     use_likeness: bool = True
     min_likeness_in_flight: float = 0.05
-    # in a hold and in flight, where the colour test finds nothing in the gate, the learned detector
+    # wherever a track is followed and the colour test finds nothing in its gate, the learned detector
     # (`vision.heatmap`) looks in a window round the prediction; its peak is the meteor at this probability
     # or more and this many meteor diameters from the prediction or fewer (farther peaks are seldom on it)
     use_heatmap: bool = True
@@ -541,7 +541,7 @@ class LaunchJudge:
                     detection = None
             if detection is None:
                 detection = self._faint_streak(frame_bgr, px, py, gate)
-                if detection is None and self.state in ("in_hand", "in_flight"):
+                if detection is None:
                     detection = self._heat_sighting(frame_index, px, py)
                 if detection is None:
                     detection = self._flung_meteor_flying(frame_bgr, frame_index)

@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from launch_inputs import hue_test_only, judge_launch_inputs, judge_without_walk_back
+from launch_inputs import hue_test_only, judge_launch_inputs, judge_without_walk_back, without_heatmap
 
 from calibration.truth import load_label
 from vision.analysis import judge_launch
@@ -265,9 +265,11 @@ def test_a_hold_no_hand_was_seen_on_leaves_the_bounce_count_a_lower_bound():
     """Bundled wide clip_026 (a pterodactyl after one table bounce): the tracker first finds the meteor
     slowing just before the box, and the walk back follows it only a few frames, so its first sightings
     look like a hold and a release just outside the box, with no table bounce after it. No hand was seen
-    on that "hold": the flight may have begun unseen, and the void call must be disputed."""
+    on that "hold": the flight may have begun unseen, and the void call must be disputed. (With the
+    learned detector the tracker finds the meteor earlier and sees the bounce; without it the case stays.)"""
     label = load_label(SLOWING_BEFORE_THE_BOX.with_suffix(".json"))
-    track, rig, calibration, config, frame_index = judge_launch_inputs(SLOWING_BEFORE_THE_BOX, label)[0]
+    with without_heatmap():
+        track, rig, calibration, config, frame_index = judge_launch_inputs(SLOWING_BEFORE_THE_BOX, label)[0]
     verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
     assert not verdict.evidence.hand_seen_letting_go and not verdict.evidence.hand_timed
     assert label.release.frame < int(track.frames[0])  # the flight's start was never seen

@@ -196,15 +196,17 @@ NEVER_SEEN = CLIPS / "never_seen_found_lying_9101_729.mp4"
 
 def test_a_meteor_the_colour_test_never_sees_is_found_lying_in_the_box():
     """Seed 9101 clip_729 (640×480, 30 fps, a 7 px teal meteor): the colour detector never finds the meteor,
-    so the judge never leaves waiting. The box, compared with the picture as waiting began, shows it
-    lying there: one launch, judged in the label's space and disputed for the launch it did not see;
-    with the search blinded no launch is judged at all."""
+    and with the learned detector off nothing else does, so the judge never leaves waiting. The box,
+    compared with the picture as waiting began, shows it lying there: one launch, judged in the label's
+    space and disputed for the launch it did not see; with the search blinded no launch is judged at all."""
     label = load_label(NEVER_SEEN.with_suffix(".json"))
-    result = judge_labelled(NEVER_SEEN, label)
+    with without_heatmap():
+        result = judge_labelled(NEVER_SEEN, label)
+        blinded = judge_labelled(NEVER_SEEN, label, judge=_judge_with_the_box_search_blind(label))
     assert [verdict.region for verdict in result.verdicts] == [label.region] == ["stegosaurus"]
     assert result.verdicts[0].disputed
     assert any("its launch was not seen" in reason for reason in result.verdicts[0].dispute_reasons)
-    assert judge_labelled(NEVER_SEEN, label, judge=_judge_with_the_box_search_blind(label)).verdicts == []
+    assert blinded.verdicts == []
 
 
 HELD_ELSEWHERE = CLIPS / "held_elsewhere_found_lying_9101_723.mp4"

@@ -1,12 +1,13 @@
-"""The judge's use of the learned detector (`LaunchJudge._heat_sighting`): in a hold or a flight where
-the colour search finds nothing near the prediction, the heat map's peak there is taken for the meteor."""
+"""The judge's use of the learned detector (`LaunchJudge._heat_sighting`): wherever a track is followed
+and the colour search finds nothing near the prediction, the heat map's peak there is taken for the meteor."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from launch_inputs import without_heatmap
+from launch_inputs import judge_labelled, without_heatmap
 
+from calibration.truth import load_label
 from vision.track_check import check_clip
 
 # seed 9104 (the shipped model was fitted on seed 9101): the meteor followed out of the hand
@@ -21,3 +22,20 @@ def test_the_heat_map_puts_the_track_on_the_flying_meteor_where_the_colour_searc
     assert with_heat["flight", "on_meteor"] > colour_only["flight", "on_meteor"]
     assert with_heat["flight", "elsewhere"] <= colour_only["flight", "elsewhere"]
     assert with_heat["flight", "unseen"] < colour_only["flight", "unseen"]
+
+
+# seed 9101 clip_405: a near-black meteor, 7 px across at 640×480 on a grey table, flicked from the hand
+# to bounce to rest outside the box. The colour test finds it in about one frame in fifteen, each time
+# starting a track that the colour test alone drops again before the judge ever takes it for the meteor
+SEEN_NOW_AND_THEN = Path(__file__).resolve().parent / "clips" / "dark_meteor_seen_now_and_then_9101_405.json"
+
+
+def test_a_track_started_while_waiting_is_kept_by_the_heat_map_and_its_launch_found():
+    label = load_label(SEEN_NOW_AND_THEN)
+    with without_heatmap():
+        colour_only = judge_labelled(SEEN_NOW_AND_THEN.with_suffix(".mp4"), label, progress=False)
+    assert colour_only.verdicts == []  # a launch missed without a word
+    result = judge_labelled(SEEN_NOW_AND_THEN.with_suffix(".mp4"), label, progress=False)
+    [verdict] = result.verdicts
+    assert verdict.outcome == label.outcome == "void"
+    assert verdict.disputed  # its release was never seen
