@@ -49,6 +49,9 @@ class BoxOutlineConfig(BaseModel):
     rim_colour_spread: float = Field(default=30.0, description="BGR distance from the rim's median colour still "
                                      "counted as the rim's colour")
     min_uniformity: float = Field(default=0.6, description="share of the rim's band of one colour needed")
+    settle_reach_mm: float = Field(default=8.0, description="how far a searched pose may be settled by its merit")
+    settle_first_step_mm: float = Field(default=4.0, description="first step of the settling grid (halved to 1 mm)")
+    settle_first_step_deg: float = Field(default=1.0, description="first yaw step of the settling grid (halved too)")
 
 
 class BoxOutlineFit(BaseModel):
@@ -502,6 +505,27 @@ class BoxOutlineMatcher:
         scorer = self._scorer(camera, pose)
         return scorer.support(pose)[0] * scorer.uniformity(pose, self.colour)
 
+    def settle(self, camera: CameraModel, pose: tuple[float, float, float]) -> tuple[float, float, float]:
+        """`pose` moved (within `settle_reach_mm`) to where `merit` is highest: through a camera a little off
+        (a focal length the table markers leave loose) the edges' best fit can slip a few millimetres, enough
+        to take the rim's band off the rim, while the true place fits the edges as well. A grid over the
+        reach, then ever finer grids round the best."""
+        config = self.config
+        best, best_merit = pose, self.merit(camera, pose)
+        step_mm, step_deg = config.settle_first_step_mm, config.settle_first_step_deg
+        reach = int(round(config.settle_reach_mm / step_mm))
+        while step_mm >= 1.0:
+            centre = best
+            for d_yaw in (-step_deg, 0.0, step_deg):
+                for dx in range(-reach, reach + 1):
+                    for dy in range(-reach, reach + 1):
+                        trial = (centre[0] + d_yaw, centre[1] + dx * step_mm, centre[2] + dy * step_mm)
+                        merit = self.merit(camera, trial)
+                        if merit > best_merit:
+                            best, best_merit = trial, merit
+            step_mm, step_deg, reach = step_mm / 2.0, step_deg / 2.0, 1
+        return best
+
     def refine(self, camera: CameraModel, pose: tuple[float, float, float], step_mm: float = 4.0,
                step_deg: float = 1.0, last_step_mm: float = 0.1) -> tuple[tuple[float, float, float], float]:
         """The pose refined near `pose`, and its cost (mean robust chamfer distance, px)."""
@@ -511,8 +535,11 @@ class BoxOutlineMatcher:
 
     def fit(self, camera: CameraModel, pose: tuple[float, float, float], twin_known: bool = False) -> BoxOutlineFit:
         """How well `pose` is supported, its turned twin told apart by the markers' patterns (unless
-        `twin_known`: the pose came from a known one nearby). Raises `BoxOutlineError` when too weak."""
+        `twin_known`: the pose came from a known one nearby, and is taken as it is; a searched pose is first
+        settled). Raises `BoxOutlineError` when too weak."""
         config = self.config
+        if not twin_known:
+            pose = self.settle(camera, pose)
         scorer = self._scorer(camera, pose)
         support, rim_support = scorer.support(pose)
         uniformity = scorer.uniformity(pose, self.colour)

@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from calibration.box_outline import BoxOutlineError, BoxOutlineFit, BoxOutlineMatcher
 from calibration.camera import CameraModel
-from calibration.geometry import BoxPose, box_to_table_mm
+from calibration.geometry import BoxPose, box_to_table_mm, yaw_rotation
 from calibration.jsonfile import load_json_model
 from calibration.lens import LensCalibration
 from calibration.markers import detect_rig_markers
@@ -353,7 +353,8 @@ def _focal_from_outline(problem: _Problem, matcher: BoxOutlineMatcher, camera: C
             return np.inf
         return matcher.chamfer(solved[0], (float(state[1]), float(state[2]), float(state[3]))) + solved[1]
 
-    # a wide scan first (the table alone may leave the focal length anywhere), the pose roughly refined at each
+    # a wide scan first (the table alone may leave the focal length anywhere), the pose roughly refined at
+    # each from two starts: moved onto the rim's plane under the same pixel, and as found
     width = problem.frame_size[0]
     state, best_cost = np.array([0.0, *pose]), np.inf
     for k in range(*FOCAL_SCAN_QUARTER_OCTAVES):
@@ -361,9 +362,10 @@ def _focal_from_outline(problem: _Problem, matcher: BoxOutlineMatcher, camera: C
         solved = camera_at(log2_factor)
         if solved is None:
             continue
-        rough, chamfer = matcher.refine(solved[0], pose, step_mm=4.0, step_deg=1.0, last_step_mm=1.5)
-        if chamfer + solved[1] < best_cost:
-            state, best_cost = np.array([log2_factor, *rough]), chamfer + solved[1]
+        for start in (_table_pose_onto_rim(pose, camera, solved[0], matcher.rig), pose):
+            rough, chamfer = matcher.refine(solved[0], start, step_mm=4.0, step_deg=1.0, last_step_mm=1.5)
+            if chamfer + solved[1] < best_cost:
+                state, best_cost = np.array([log2_factor, *rough]), chamfer + solved[1]
     best_cost = cost(state)
     steps = np.array([FOCAL_FIRST_STEP_OCTAVES, 1.0, 3.0, 3.0])
     while steps[2] > 0.1:
@@ -380,6 +382,18 @@ def _focal_from_outline(problem: _Problem, matcher: BoxOutlineMatcher, camera: C
     solved = camera_at(float(state[0]))
     assert solved is not None
     return solved[0], (float(state[1]), float(state[2]), float(state[3]))
+
+
+def _table_pose_onto_rim(pose: tuple[float, float, float], found_with: CameraModel, camera: CameraModel,
+                         rig: Rig) -> tuple[float, float, float]:
+    """A box pose found on the table's plane through `found_with`, moved so that its outline's centre lies
+    at rim height under the same pixel through `camera`: where the picture showed the rim."""
+    yaw, x, y = pose
+    centroid = np.asarray(rig.box.outline_mm, float).mean(axis=0)
+    centre = np.add((x, y), yaw_rotation(yaw) @ centroid)
+    pixel = found_with.project(np.array([[centre[0], centre[1], 0.0]]))
+    on_rim = camera.pixel_to_plane(pixel, rig.box.rim_height_mm)[0, :2] - yaw_rotation(yaw) @ centroid
+    return (yaw, float(on_rim[0]), float(on_rim[1]))
 
 
 def _with_herd_line(
