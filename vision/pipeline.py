@@ -1645,18 +1645,32 @@ class LaunchJudge:
         there; None when it is not. Nobody holds the meteor still in the box: the hand the touch ring
         sees there is the box's own change round it (a bumped box, a dark meteor's shadow). It must be a
         launch's meteor: seen outside the box (a sighting of the track, or of the flight dropped at a
-        put-down, beyond the box's outline), or found flying or lying in the box while something else
-        was held. A meteor lying in the box all along is no launch."""
-        if self.calibration is None or len(self._frames) < 2 or \
-                not self._is_still(min(len(self._frames) - 2, self._hold_frames())):
+        put-down, beyond the box's outline), found flying or lying in the box while something else was
+        held, or lying where the box, as waiting began, showed nothing new (`_arrived_in_box`: the track
+        took it up in the box, after a flight it did not see). A meteor lying in the box all along is no
+        launch. Still means within the grip's tolerance: at the end of the footage a wobble of a few
+        pixels does not move the rest out of its region."""
+        if self.calibration is None or len(self._frames) < 2 or not self._is_still(
+                min(len(self._frames) - 2, self._hold_frames()), floor_px=self._grip_tolerance_px()):
             return None
         frames, px, _flags = self._with_put_down()
         ground = self._on_box_floor(np.asarray(px, dtype=np.float64).reshape(-1, 2))[:, :2]
         inside = [outline_signed_mm(self.rig, self.calibration.box_pose, point) > 0 for point in ground]
-        launched = not all(inside) or self._flight_unseen or self._found_flying is not None
+        launched = not all(inside) or self._flight_unseen or self._found_flying is not None or self._arrived_in_box()
         if not inside[-1] or not launched:
             return None
         return unjudged.held_in_box_at_end(self._still_since(frames, px))
+
+    def _arrived_in_box(self) -> bool:
+        """Whether the meteor, where it was last seen, is new in the box against the pictures as waiting
+        began (`_box_before_launch`, `vision.box_rest.new_against_all`): it was not lying there then."""
+        before = self._box_before_launch()
+        if before is None or self._latest_bgr is None:
+            return False
+        floor_px, diameter = self._box_floor_view()
+        changes = new_against_all(self._latest_bgr, before, floor_px, diameter, self.config.box_rest)
+        x, y = self._px[-2], self._px[-1]
+        return any(math.hypot(blob.x - x, blob.y - y) <= 0.5 * diameter for blob in changes.blobs)
 
     def _restore_put_down(self) -> None:
         """Put the flight dropped at a put-down (`_hold_again`) back before the track, to be judged with it."""

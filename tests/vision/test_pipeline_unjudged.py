@@ -301,3 +301,20 @@ def test_a_meteor_taken_for_held_in_a_bumped_box_until_the_footage_ends_is_judge
     assert any(reason.startswith("taken for held in a hand, but lying still in the box") for reason in
                verdict.dispute_reasons)
     assert np.hypot(*(np.array(verdict.rest.table_mm) - label.rest.table_mm)) < 2 * label.scene.meteor.diameter_mm
+
+
+TAKEN_UP_IN_BOX = Path(__file__).resolve().parent / "clips" / "taken_up_in_box_after_unseen_flight_9101_827.mp4"
+
+
+def test_a_meteor_taken_up_in_the_box_after_an_unseen_flight_and_still_there_at_the_end_is_judged(monkeypatch):
+    """Seed 9101 clip_827 (640×480, 30 fps): the tracker first takes the meteor up in the box, bouncing
+    after a flight it never saw, and holds it there, taken for held, until the footage ends. Where it lies,
+    the box as waiting began showed nothing: it arrived, so it was launched. Judged where it lies,
+    disputed; taken for lying in the box all along, it would be a warning and no verdict."""
+    label = load_label(TAKEN_UP_IN_BOX.with_suffix(".json"))
+    [verdict] = judge_labelled(TAKEN_UP_IN_BOX, label).verdicts
+    assert verdict.disputed and verdict.region == label.region == "brontosaurus"
+    assert any(reason.startswith("taken for held in a hand, but lying still in the box") for reason in
+               verdict.dispute_reasons)
+    monkeypatch.setattr(pipeline.LaunchJudge, "_arrived_in_box", lambda _judge: False)
+    assert judge_labelled(TAKEN_UP_IN_BOX, label).verdicts == []
