@@ -738,6 +738,10 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
     over_box = release is not None and outline_signed_mm(rig, pose, np.asarray(release.table_mm)) > -radius
     if over_box:
         always.append("release judged over the box: the throw's start may have been missed")
+        if len(herd_set) > 1:
+            # nobody throws from over the box: that is the first sighting of a flight begun unseen, and
+            # nothing seen puts its release beyond the line, so no foul is called (the call stays disputed)
+            herd_ok = True
 
     if not flight.stretches:
         always.append("no free flight found in the track")

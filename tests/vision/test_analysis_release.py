@@ -6,7 +6,7 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from launch_inputs import hue_test_only, judge_launch_inputs, judge_without_walk_back, without_heatmap
+from launch_inputs import hue_test_only, judge_labelled, judge_launch_inputs, judge_without_walk_back, without_heatmap
 
 from calibration.truth import load_label
 from vision.analysis import judge_launch
@@ -296,4 +296,18 @@ def test_a_release_no_hand_was_seen_at_leaves_a_foul_unsure():
     assert evidence.herd_call_unsure  # ... yet the foul is not certain
     herd_reasons = [reason for reason in verdict.dispute_reasons if "herd line" in reason]
     assert any("no hand seen holding the meteor" in reason for reason in herd_reasons)
+    assert verdict.disputed
+
+
+TAKEN_UP_IN_BOX = Path(__file__).resolve().parent / "clips" / "taken_up_in_box_after_unseen_flight_9101_827.mp4"
+
+
+def test_a_release_judged_over_the_box_calls_no_foul():
+    """Seed 9101 clip_827 (released 91 mm behind the line): the tracker first takes the meteor up
+    bouncing in the box, so the release the analysis finds is the first sighting, over the box. Nobody
+    throws from there: nothing seen puts the release beyond the line, so the call is no foul, disputed."""
+    label = load_label(TAKEN_UP_IN_BOX.with_suffix(".json"))
+    [verdict] = judge_labelled(TAKEN_UP_IN_BOX, label, progress=False).verdicts
+    assert "release judged over the box: the throw's start may have been missed" in verdict.dispute_reasons
+    assert verdict.herd_line_ok == label.herd_line_ok is True
     assert verdict.disputed
