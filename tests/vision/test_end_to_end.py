@@ -19,9 +19,7 @@ WIDE_CLIPS = discover(WIDE)[0] if WIDE.is_dir() else []
 
 # The bundled wide-world clips today's judge gets wrong or misses, each with the weakness it shows
 # (issue "The judge on any footage" turns them back on). Strict: a clip that starts passing fails here.
-WIDE_WEAKNESSES: dict[str, str] = {
-    "clip_012": "a near-black meteor held in both hands from the first frame: no launch found",
-}
+WIDE_WEAKNESSES: dict[str, str] = {}
 
 
 def _ruled_right_or_disputed(clip) -> None:
