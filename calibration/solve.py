@@ -389,11 +389,10 @@ def _table_pose_onto_rim(pose: tuple[float, float, float], found_with: CameraMod
     """A box pose found on the table's plane through `found_with`, moved so that its outline's centre lies
     at rim height under the same pixel through `camera`: where the picture showed the rim."""
     yaw, x, y = pose
-    centroid = np.asarray(rig.box.outline_mm, float).mean(axis=0)
-    centre = np.add((x, y), yaw_rotation(yaw) @ centroid)
-    pixel = found_with.project(np.array([[centre[0], centre[1], 0.0]]))
-    on_rim = camera.pixel_to_plane(pixel, rig.box.rim_height_mm)[0, :2] - yaw_rotation(yaw) @ centroid
-    return (yaw, float(on_rim[0]), float(on_rim[1]))
+    centroid = yaw_rotation(yaw) @ np.asarray(rig.box.outline_mm, float).mean(axis=0)  # from the box origin
+    pixel = found_with.project(np.array([[x + centroid[0], y + centroid[1], 0.0]]))
+    origin = camera.pixel_to_plane(pixel, rig.box.rim_height_mm)[0, :2] - centroid
+    return (yaw, float(origin[0]), float(origin[1]))
 
 
 def _with_herd_line(

@@ -999,13 +999,17 @@ class LaunchJudge:
     def _still_lying_where_judged(self, frame_bgr: np.ndarray) -> bool:
         """Whether the meteor found lying in the box by its change (`_judge_lying_unseen`) is still there: a
         blob new against the pictures before its launch within half a diameter of its judged rest."""
+        return self._rest_anchor is not None and self._new_in_box_at(frame_bgr, *self._rest_anchor)
+
+    def _new_in_box_at(self, frame_bgr: np.ndarray, x_px: float, y_px: float) -> bool:
+        """Whether a blob new against the pictures as the launch began (`_box_before_launch`,
+        `vision.box_rest.new_against_all`) lies within half a meteor diameter of this pixel."""
         pictures = self._box_before_launch()
-        if pictures is None or self._rest_anchor is None:
+        if pictures is None:
             return False
         floor_px, diameter = self._box_floor_view()
-        x, y = self._rest_anchor
         blobs = new_against_all(frame_bgr, pictures, floor_px, diameter, self.config.box_rest).blobs
-        return any(math.hypot(blob.x - x, blob.y - y) <= 0.5 * diameter for blob in blobs)
+        return any(math.hypot(blob.x - x_px, blob.y - y_px) <= 0.5 * diameter for blob in blobs)
 
     def _meteor_lying_in_box_elsewhere(self, frame_bgr: np.ndarray, frame_index: int) -> tuple[float, float] | None:
         """A meteor-sized, meteor-coloured blob lying inside the box, far from the meteor being held, in
@@ -1663,14 +1667,8 @@ class LaunchJudge:
 
     def _arrived_in_box(self) -> bool:
         """Whether the meteor, where it was last seen, is new in the box against the pictures as waiting
-        began (`_box_before_launch`, `vision.box_rest.new_against_all`): it was not lying there then."""
-        before = self._box_before_launch()
-        if before is None or self._latest_bgr is None:
-            return False
-        floor_px, diameter = self._box_floor_view()
-        changes = new_against_all(self._latest_bgr, before, floor_px, diameter, self.config.box_rest)
-        x, y = self._px[-2], self._px[-1]
-        return any(math.hypot(blob.x - x, blob.y - y) <= 0.5 * diameter for blob in changes.blobs)
+        began (`_new_in_box_at`): it was not lying there then."""
+        return self._latest_bgr is not None and self._new_in_box_at(self._latest_bgr, self._px[-2], self._px[-1])
 
     def _restore_put_down(self) -> None:
         """Put the flight dropped at a put-down (`_hold_again`) back before the track, to be judged with it."""

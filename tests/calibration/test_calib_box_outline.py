@@ -23,9 +23,9 @@ YAW_TOLERANCE_DEG = 1.0
 pytestmark = pytest.mark.skipif(not (SAMPLES / "clip_007.mp4").exists(), reason="no bundled sample clips")
 
 
-def _clip(name: str):
-    label = load_label(SAMPLES / f"{name}.json")
-    return label, still_frame(SAMPLES / f"{name}.mp4")
+def _clip(name: str, folder: Path = SAMPLES):
+    label = load_label(folder / f"{name}.json")
+    return label, still_frame(folder / f"{name}.mp4")
 
 
 def _pose_errors(calibration, label) -> tuple[float, float]:
@@ -104,16 +104,11 @@ def test_box_markers_left_out_where_the_outline_is_faint_the_box_pose_is_refused
 CLIPS = Path(__file__).resolve().parent / "clips"
 
 
-def _labelled(name: str):
-    label = load_label(CLIPS / f"{name}.json")
-    return label, still_frame(CLIPS / f"{name}.mp4")
-
-
 def test_a_searched_outline_is_settled_where_its_rim_is_one_colour(monkeypatch):
     """Seed 9101 clip_708 (640×480, box markers too small to read): through the camera the table markers
     give, the edges' best fit lies a few mm off, enough to put the rim's band on the table beside it.
     Settled where edges and the rim's one colour agree best, the box is found; left unsettled, it is not."""
-    label, frame = _labelled("outline_slips_off_rim_9101_708")
+    label, frame = _clip("outline_slips_off_rim_9101_708", CLIPS)
     calibration = calibrate_frame(frame, label.scene, find_herd=False)
     shift, yaw = _pose_errors(calibration, label)
     assert calibration.box_pose_source == "outline"
@@ -128,7 +123,7 @@ def test_with_the_focal_length_loose_the_outline_is_sought_where_the_picture_sho
     the table markers leave the focal length loose): the outline found on the table's plane is, at each
     focal length tried, also moved up to the rim's plane under the same pixel. Without that start the
     scan settles on a wrong focal length and the box is not found."""
-    label, frame = _labelled("loose_focal_outline_9101_511")
+    label, frame = _clip("loose_focal_outline_9101_511", CLIPS)
     calibration = calibrate_frame(frame, label.scene, find_herd=False)
     shift, yaw = _pose_errors(calibration, label)
     assert calibration.box_pose_source == "outline"
