@@ -1,4 +1,5 @@
-"""Following a flight backwards through the last frames, when the tracker picked it up late.
+"""Following the meteor backwards through the last frames: a flight the tracker picked up late, and the
+hold before a track that began as the hand started to move the meteor.
 
 The streaming tracker often finds the flying meteor some frames after it left the hand: it stayed on
 the hand, lost the meteor in the first blurred frames, or only found it by a whole-frame search. The
@@ -7,6 +8,10 @@ frames (`BacktrackSettings.seconds`); when a flight is picked up after a gap, `w
 from its first two sightings backwards in time with the same detector (colour blobs, then faint
 streaks) and a constant image velocity, until the meteor is lost, reaches the hand, or meets the
 sightings before the gap.
+
+A meteor held still from the footage's first frame is part of the background the detector learned:
+the track starts only when the hand moves it, and the hold, which times the release, goes unseen.
+`walk_into_hold` finds it in the frames kept before the track's first sighting by its colour alone.
 """
 
 from __future__ import annotations
@@ -29,6 +34,12 @@ class BacktrackSettings:
     gate_travel: float = 0.5  # ... or this share of the travel since the last sighting, whichever is larger
     min_moving: float = 0.5  # share of a colour blob's pixels changed from the background
     size_range: tuple[float, float] = (0.35, 1.8)  # a sighting's diameter against the meteor's
+    # the walk into the hold (`walk_into_hold`); diameters are the meteor's on the table
+    hold_first_gate_diameters: float = 1.0  # the hold's last sighting lies this near the track's first ...
+    hold_tremble_diameters: float = 0.3  # ... and each earlier one this near the one after it ...
+    hold_tremble_min_px: float = 2.0  # ... or this, if more (a hand trembles)
+    hold_size_range: tuple[float, float] = (0.5, 2.5)  # held above the table, the meteor reads bigger
+    hold_min_sightings: int = 3  # fewer found is no hold
 
 
 # the learned detector's sighting in kept frame `index` within `reach_px` of (x, y) (full-res px), or None
@@ -118,3 +129,40 @@ def _sighting_near(
     if not low * diameter_px <= detection.diameter_px <= high * diameter_px:
         return None
     return detection
+
+
+def walk_into_hold(
+    detector: MeteorDetector,
+    frames: Sequence[tuple[int, np.ndarray]],
+    first: tuple[int, float, float],
+    diameter_px: float,
+    settings: BacktrackSettings | None = None,
+) -> list[tuple[int, Detection]]:
+    """The meteor held before the track's first sighting `first` (frame, x px, y px), latest first: in the
+    `frames` (index, BGR; in time order) before it, the meteor-coloured blob (`blob_by_colour_near`, no
+    background test) within `hold_first_gate_diameters` of the first sighting, then each within
+    `hold_tremble_diameters` of the one after it, of the meteor's size (`diameter_px` on the table,
+    `hold_size_range`) and whole in its window. The walk ends when the meteor is missed `max_misses` + 1
+    times in a row, or moves: a hand carrying it in leaves no hold. Fewer than `hold_min_sightings`
+    found: none."""
+    settings = settings or BacktrackSettings()
+    frame_now, x, y = first
+    gate = settings.hold_first_gate_diameters * diameter_px
+    low, high = settings.hold_size_range
+    found: list[tuple[int, Detection]] = []
+    misses = 0
+    for index, frame_bgr in reversed(frames):
+        if index >= frame_now:
+            continue
+        detection = detector.blob_by_colour_near(frame_bgr, x, y, gate)
+        sized = detection is not None and low * diameter_px <= detection.diameter_px <= high * diameter_px
+        if detection is None or detection.partial or not sized:
+            misses += 1
+            if misses > settings.max_misses:
+                break
+            continue
+        misses = 0
+        found.append((index, detection))
+        x, y = detection.x, detection.y
+        gate = max(settings.hold_tremble_min_px, settings.hold_tremble_diameters * diameter_px)
+    return found if len(found) >= settings.hold_min_sightings else []

@@ -616,6 +616,38 @@ class MeteorDetector:
             axis_rad=axis_rad,
         )
 
+    def blob_by_colour_near(self, frame_bgr: np.ndarray, x: float, y: float, reach_px: float) -> Detection | None:
+        """The largest meteor-coloured blob whose centroid lies within `reach_px` of (x, y) (full-res px), by
+        the colour test alone: no background test, so a meteor the background has taken in (held still
+        since the footage began) is found too. Its centroid and the diameter of its filled area; partial
+        when it touches the window's edge. None when there is none."""
+        half = int(reach_px + self.diameter_range_px[1]) + 2
+        x0, y0 = max(0, int(x) - half), max(0, int(y) - half)
+        x1, y1 = min(self.width, int(x) + half + 1), min(self.height, int(y) + half + 1)
+        if x1 - x0 < 3 or y1 - y0 < 3:
+            return None
+        mask, _pixels, _along2 = self._colour_test(frame_bgr[y0:y1, x0:x1])
+        count, labels, stats, centroids = _components(mask)
+        within = [label for label in range(1, count) if math.dist(centroids[label], (x - x0, y - y0)) <= reach_px]
+        if not within:
+            return None
+        largest = max(within, key=lambda label: stats[label, cv2.CC_STAT_AREA])  # not a speck of noise beside it
+        blob = (labels == largest).astype(np.uint8)
+        contours, _ = cv2.findContours(blob, cv2.RETR_EXTERNAL, cv2.CHAIN_APPROX_NONE)
+        filled = np.zeros_like(blob)
+        cv2.fillPoly(filled, contours, 1)  # specular highlights and dark crescents inside the blob
+        moments = cv2.moments(filled, binaryImage=True)
+        area = float(moments["m00"])
+        if area < 3:
+            return None
+        bx, by, bw, bh = (int(v) for v in stats[largest, :4])
+        partial = bx <= 0 or by <= 0 or bx + bw >= x1 - x0 or by + bh >= y1 - y0
+        lam_max, lam_min, _axis = _principal_axes(moments)
+        return Detection(
+            float(moments["m10"] / area + x0), float(moments["m01"] / area + y0), 2.0 * math.sqrt(area / math.pi),
+            float(math.sqrt(lam_max / lam_min)), area, bool(partial),
+        )
+
     def hand_nearby(self, frame_bgr: np.ndarray, x: float, y: float, diameter_px: float) -> float:
         """Fraction of the ring HAND_RING_DIAMETERS round the meteor that differs from the background.
 

@@ -28,7 +28,7 @@ import numpy as np
 from calibration.geometry import BoxPose
 from calibration.rig import Rig
 from vision import unjudged
-from vision.backtrack import BacktrackSettings, frames_to_keep, walk_back
+from vision.backtrack import BacktrackSettings, frames_to_keep, walk_back, walk_into_hold
 from vision.box_follow import BoxFollower
 from vision.box_rest import BoxRestSettings, FloorBlob, new_against_all
 from vision.decision import LaunchDecision
@@ -835,6 +835,7 @@ class LaunchJudge:
                 waiting_began = self._box_before_launch()  # the frame as waiting began, its box moved to now
                 self._remember_before_launch(before, *(waiting_began or ()))
                 self._set_state("in_hand", frame_index, events, "meteor in hand")
+                self._walk_back_into_hold()
             elif not self.tracker.active and self._frames:
                 self._reset_track()
             elif not self.tracker.active:
@@ -1348,6 +1349,31 @@ class LaunchJudge:
                 sightings[0] = (*sightings[0][:4], HAND)
             self._insert_before(start, sightings, joined=ended_at == "track")
             self._walked_back_from = found[-1][0]
+
+    def _walk_back_into_hold(self) -> None:
+        """The meteor the track first found as the hand started to move it may have been held still before,
+        taken into the background the detector learned: that hold, found in the frames kept
+        (`vision.backtrack.walk_into_hold`), goes before the track, and the release is timed from it. Its
+        sightings are partial (fingers may cover the meteor), not in the hand: the touch ring did not see
+        the hand, and a first free-looking sighting after the hold is no proof the hand let go."""
+        seen = self._sighting_indices()
+        if not seen or not self._kept_frames:
+            return
+        first = seen[0]
+        if self._over_the_box(self._px[2 * first], self._px[2 * first + 1]):
+            return  # a meteor held in the box, then taken out: nobody throws from over the box
+        frames = [(index, image) for index, image in self._kept_frames if index < self._frames[0]]
+        start = (self._frames[first], self._px[2 * first], self._px[2 * first + 1])
+        found = walk_into_hold(self.detector, frames, start, self._meteor_diameter_px(), self.config.backtrack)
+        if found:
+            hold = [(index, d.x, d.y, d.diameter_px, PARTIAL) for index, d in reversed(found)]
+            self._insert_before(0, hold, joined=False)
+
+    def _over_the_box(self, x_px: float, y_px: float) -> bool:
+        """Whether the pixel lies over the box: its ray meets a meteor's height on the box floor inside the
+        box's outline."""
+        ground = self._on_box_floor(np.array([[x_px, y_px]], dtype=np.float64))[0, :2]
+        return outline_signed_mm(self.rig, self.calibration.box_pose, ground) > 0
 
     def _sightings_to_join(self, before: int | None, frame_index: int) -> list[tuple[float, float]]:
         """Where a walk back in frame `frame_index` meets the track: the last sighting before the gap (index

@@ -12,13 +12,14 @@ from __future__ import annotations
 import math
 from pathlib import Path
 
+import cv2
 import numpy as np
 from launch_inputs import judge_labelled, judge_launch_inputs, judge_without_walk_back, without_heatmap
 
 from calibration.truth import load_label
 from calibration.truth_path import centres_px, known_centres_mm
 from vision.analysis import judge_launch
-from vision.backtrack import walk_back
+from vision.backtrack import walk_back, walk_into_hold
 from vision.detector import Detection, MeteorDetector
 from vision.track import COASTED
 
@@ -119,3 +120,71 @@ def test_where_colour_finds_nothing_the_walk_back_takes_the_heat_maps_sighting_i
     assert [index for index, _ in found] == [15, 14, 13, 12, 10, 9]  # frame 11 missed, the walk goes on
     assert all(abs(d.x - (302.0 - 20.0 * (16 - index))) < 1e-9 for index, d in found)
     assert [index for index, *_ in asked] == [15, 14, 13, 12, 11, 10, 9]
+
+
+# labelled with the meteor's whole path, kept apart from the clips the heat map's training test reads
+WHOLE_PATH = Path(__file__).resolve().parent / "clips" / "whole_path"
+HELD_FROM_THE_START = WHOLE_PATH / "held_from_the_first_frame_9101_000.mp4"
+
+
+def test_a_meteor_held_from_the_first_frame_is_found_in_its_hold_and_the_release_is_fitted_from_it():
+    """Generated seed 9101 clip_000 (1280×720, 60 fps): the meteor is held still in the hand from the first
+    frame to frame 6, so the background takes it in and the tracker first finds it at frame 7, as the push
+    moves it. Walked back into the hold, the track starts at frame 0 with sightings on the meteor, and
+    the release fit starts from the hold: the push it fits starts within two frames of the label's (the
+    first frame the meteor moves a millimetre). Without the walk no hold is seen and there is no fit."""
+    label = load_label(HELD_FROM_THE_START.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(HELD_FROM_THE_START, label)[0]
+    truth = centres_px(label, known_centres_mm(label))
+    hold = [i for i, frame in enumerate(track.frames) if frame < 7]
+    assert [int(track.frames[i]) for i in hold] == list(range(7))
+    for i in hold:  # on the meteor: within a fifth of its diameter (fingers cover part of it)
+        true_x, true_y, diameter = truth[int(track.frames[i])]
+        assert math.hypot(track.px[i][0] - true_x, track.px[i][1] - true_y) <= 0.2 * diameter, int(track.frames[i])
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    fit = analysis.release
+    assert fit.reason_kinds != ("no_fit",) and fit.fit_start_index == 0
+    centres = [np.array(point.centre_mm) for point in label.meteor_track]
+    steps_mm = [np.linalg.norm(later - earlier) for earlier, later in zip(centres, centres[1:], strict=False)]
+    push_start = next(frame + 1 for frame, step in enumerate(steps_mm) if step > 1.0)
+    assert abs(fit.t_throw_s * label.fps - push_start) <= 2.0
+    assert verdict.herd_line_ok == label.herd_line_ok
+
+    plain_track = judge_launch_inputs(HELD_FROM_THE_START, label, judge=judge_without_walk_back(label))[0][0]
+    assert plain_track.frames[0] == 7
+    plain = judge_launch(plain_track, rig, calibration, config, frame_index)[1]
+    assert plain.release.reason_kinds == ("no_fit",)
+
+
+def test_the_walk_into_the_hold_finds_nothing_where_no_meteor_sat_still():
+    """A meteor-coloured disc that moves 6 px a frame before the track's first sighting was carried, not
+    held: the walk stops at once (beyond the tremble gate) and, finding fewer than three, returns none. The
+    same disc sitting still is found in every frame."""
+    detector = MeteorDetector((320, 240), (220, 60, 30), (6.0, 14.0), scale=1)
+    table = np.full((240, 320, 3), 120, np.uint8)
+    detector.update_background(detector.reduce(table), None, 1.0)
+    detector.update_full_background(table, None, 1.0)
+
+    def disc_at(x: float) -> np.ndarray:
+        frame = table.copy()
+        cv2.circle(frame, (round(x), 100), 5, (30, 60, 220), -1)  # BGR of the meteor's RGB
+        return frame
+
+    carried = [(index, disc_at(200.0 - 6.0 * (10 - index))) for index in range(4, 10)]
+    assert walk_into_hold(detector, carried, (10, 200.0, 100.0), 10.0) == []
+    still = [(index, disc_at(200.0)) for index in range(4, 10)]
+    found = walk_into_hold(detector, still, (10, 203.0, 100.0), 10.0)
+    assert [index for index, _ in found] == [9, 8, 7, 6, 5, 4]
+    assert all(abs(d.x - 200.0) < 0.5 and abs(d.y - 100.0) < 0.5 for _, d in found)
+
+
+TAKEN_UP_FROM_THE_BOX = Path(__file__).resolve().parent / "clips" / "taken_up_from_the_box_9101_427.mp4"
+
+
+def test_a_meteor_held_in_the_box_before_the_track_is_no_hold_to_throw_from():
+    """Generated seed 9101 clip_427 (1280×720, 60 fps): the hand takes the meteor up in the box, carries it
+    over the table and throws it from there. The still grip in the box is no hold (nobody throws from over
+    the box): walked into, it made the carry out of the box a launch of its own, and the clip held two."""
+    label = load_label(TAKEN_UP_FROM_THE_BOX.with_suffix(".json"))
+    verdicts = judge_labelled(TAKEN_UP_FROM_THE_BOX, label).verdicts
+    assert len(verdicts) == 1
