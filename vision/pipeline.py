@@ -1360,7 +1360,7 @@ class LaunchJudge:
         if not seen or not self._kept_frames:
             return
         first = seen[0]
-        if self._over_the_box(self._px[2 * first], self._px[2 * first + 1]):
+        if self._over_the_box([(self._px[2 * first], self._px[2 * first + 1])])[0]:
             return  # a meteor held in the box, then taken out: nobody throws from over the box
         frames = [(index, image) for index, image in self._kept_frames if index < self._frames[0]]
         start = (self._frames[first], self._px[2 * first], self._px[2 * first + 1])
@@ -1369,11 +1369,11 @@ class LaunchJudge:
             hold = [(index, d.x, d.y, d.diameter_px, PARTIAL) for index, d in reversed(found)]
             self._insert_before(0, hold, joined=False)
 
-    def _over_the_box(self, x_px: float, y_px: float) -> bool:
-        """Whether the pixel lies over the box: its ray meets a meteor's height on the box floor inside the
-        box's outline."""
-        ground = self._on_box_floor(np.array([[x_px, y_px]], dtype=np.float64))[0, :2]
-        return outline_signed_mm(self.rig, self.calibration.box_pose, ground) > 0
+    def _over_the_box(self, pixels) -> list[bool]:
+        """Whether each pixel (x, y) lies over the box: its ray meets a meteor's height on the box floor
+        inside the box's outline."""
+        ground = self._on_box_floor(np.asarray(pixels, dtype=np.float64).reshape(-1, 2))[:, :2]
+        return [outline_signed_mm(self.rig, self.calibration.box_pose, point) > 0 for point in ground]
 
     def _sightings_to_join(self, before: int | None, frame_index: int) -> list[tuple[float, float]]:
         """Where a walk back in frame `frame_index` meets the track: the last sighting before the gap (index
@@ -1533,8 +1533,7 @@ class LaunchJudge:
         first_x, first_y = self._px[2 * seen[0]], self._px[2 * seen[0] + 1]
         if math.hypot(detection.x - first_x, detection.y - first_y) < self._meteor_diameter_px():
             return False
-        ends = self._on_box_floor(np.array([[first_x, first_y], [detection.x, detection.y]]))[:, :2]
-        if not all(outline_signed_mm(self.rig, self.calibration.box_pose, point) > 0 for point in ends):
+        if not all(self._over_the_box([(first_x, first_y), (detection.x, detection.y)])):
             return False
         return not self._hand_nearby(frame_bgr, detection)
 
@@ -1684,8 +1683,7 @@ class LaunchJudge:
                 min(len(self._frames) - 2, self._hold_frames()), floor_px=self._grip_tolerance_px()):
             return None
         frames, px, _flags = self._with_put_down()
-        ground = self._on_box_floor(np.asarray(px, dtype=np.float64).reshape(-1, 2))[:, :2]
-        inside = [outline_signed_mm(self.rig, self.calibration.box_pose, point) > 0 for point in ground]
+        inside = self._over_the_box(px)
         launched = not all(inside) or self._flight_unseen or self._found_flying is not None or self._arrived_in_box()
         if not inside[-1] or not launched:
             return None
