@@ -575,7 +575,9 @@ def held_still_before_throw(
 
     def runs(jitter_px: float | None) -> list[tuple[int, int]]:
         found = _still_runs(px, times, stop, move_px, jitter_px)
-        return found if over_box is None else [run for run in found if not over_box[run[1] - 1]]
+        if over_box is None:
+            return found
+        return [run for run in found if not over_box[run[1] - 1] and not _out_of_the_box_unheld(run, over_box, in_hand)]
 
     by_steps = runs(None)
     if in_hand is not None:
@@ -586,6 +588,17 @@ def held_still_before_throw(
         if held:
             return held[-1]
     return by_steps[-1] if by_steps else None
+
+
+def _out_of_the_box_unheld(run: tuple[int, int], over_box: np.ndarray, in_hand: np.ndarray | None) -> bool:
+    """Whether the meteor came into the box from outside it before this run and no hand touched it from
+    there to the run's end: it came out of the box by itself (bounced or rolled out), and nobody throws
+    it from where it stopped. A meteor taken out of the box for another throw is carried by a hand. A
+    track that starts over the box may start on something else there, and tells nothing."""
+    before = np.flatnonzero(over_box[: run[0]])
+    if not len(before) or before[0] == 0:
+        return False
+    return in_hand is None or not np.any(in_hand[before[-1] : run[1]])
 
 
 def _held_runs(runs: list[tuple[int, int]], in_hand: np.ndarray) -> list[tuple[int, int]]:

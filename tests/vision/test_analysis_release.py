@@ -311,3 +311,20 @@ def test_a_release_judged_over_the_box_calls_no_foul():
     assert "release judged over the box: the throw's start may have been missed" in verdict.dispute_reasons
     assert verdict.herd_line_ok == label.herd_line_ok is True
     assert verdict.disputed
+
+
+ROLLED_OUT = Path(__file__).resolve().parent / "clips" / "rolled_out_of_the_box_9101_020.mp4"
+
+
+def test_a_stop_after_rolling_out_of_the_box_is_not_the_hold():
+    """Generated seed 9101 clip_020 (1280×720, 60 fps, released at frame 13 77 mm behind the line): the
+    meteor is tracked from the hand to its rest, but it bounced out of the box over the far wall and
+    almost stopped outside it before rolling on. No hand held it there, yet that stop was taken for
+    the hold: the release was put at frame 99, 594 mm over the line, and the launch had no table
+    bounce. A meteor that comes out of the box on its own is not thrown from where it stops."""
+    label = load_label(ROLLED_OUT.with_suffix(".json"))
+    track, rig, calibration, config, frame_index = judge_launch_inputs(ROLLED_OUT, label)[0]
+    verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
+    assert analysis.throw_start_frame < label.release.frame < label.entered_box_frame
+    assert abs(verdict.release.frame - label.release.frame) <= 2
+    assert verdict.herd_line_ok == label.herd_line_ok and verdict.release.herd_line_signed_mm > 0

@@ -382,6 +382,32 @@ def test_the_throw_starts_from_the_last_hold_the_hand_was_seen_in(rule, hand_see
 
 
 @pytest.mark.parametrize(
+    ("rule", "hand_on_the_stop", "expected_end"),
+    [
+        ("bounced out of the box and stopped outside it, no hand since: no hold, the throw is the first", False, 12),
+        ("taken out of the box by a hand and held still outside it: a hold for another throw", True, 65),
+    ],
+)
+def test_a_stop_after_the_box_is_a_hold_only_with_a_hand_on_it(rule, hand_on_the_stop, expected_end):
+    from vision.release import held_still_before_throw
+
+    fps = 60.0
+    hold = [(100.0, 200.0)] * 12  # the touch ring missed the hand
+    flight = [(100.0 + 15.0 * k, 200.0) for k in range(1, 21)]  # thrown over the box ...
+    out = [(400.0 + 10.0 * k, 200.0) for k in range(1, 9)]  # ... out over its far wall
+    stop = [(480.0, 200.0)] * 25  # nearly stops outside the box ...
+    roll = [(480.0 + 4.0 * k, 200.0) for k in range(1, 16)]  # ... and rolls on
+    px = np.array(hold + flight + out + stop + roll)
+    over_box = np.zeros(len(px), bool)
+    over_box[len(hold) + 10 : len(hold) + len(flight) + 3] = True
+    in_hand = np.zeros(len(px), bool)
+    first_stop = len(hold) + len(flight) + len(out)
+    in_hand[first_stop : first_stop + len(stop)] = hand_on_the_stop
+    throw = held_still_before_throw(px, np.arange(len(px)) / fps, len(px), 10.0, in_hand=in_hand, over_box=over_box)
+    assert throw is not None and throw[1] == expected_end, rule
+
+
+@pytest.mark.parametrize(
     ("rule", "hand_seen", "found"),
     [
         ("a held meteor's sightings flicker 2.6 px between two blob shapes: still a hold", True, True),
