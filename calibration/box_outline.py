@@ -52,6 +52,10 @@ class BoxOutlineConfig(BaseModel):
     settle_reach_mm: float = Field(default=8.0, description="how far a searched pose may be settled by its merit")
     settle_first_step_mm: float = Field(default=4.0, description="first step of the settling grid (halved to 1 mm)")
     settle_first_step_deg: float = Field(default=1.0, description="first yaw step of the settling grid (halved too)")
+    widen_reach_mm: float = Field(default=60.0, description="how far round each coarse candidate its merit is "
+                                  "scanned: on a patterned table the coarse search's place can be this far off")
+    widen_first_step_mm: float = Field(default=6.0, description="first step of that scan (halved to 1 mm)")
+    widen_first_step_deg: float = Field(default=2.0, description="first yaw step of that scan (the coarse yaw step)")
 
 
 class BoxOutlineFit(BaseModel):
@@ -491,9 +495,14 @@ class BoxOutlineMatcher:
             raise BoxOutlineError("the box's outline cannot be searched for: the table is hardly in view")
         if loose:
             return starts[: 2 * count]
-        step_mm = self.span_mm / self.config.coarse_cells_across
-        rough = [scorer.refine(start, step_mm, self.config.yaw_step_deg, last_step_mm=1.5) for start in starts]
-        return sorted(rough, key=lambda pose: -self.merit(camera, pose))[:count]
+        config = self.config
+        step_mm = self.span_mm / config.coarse_cells_across
+        rough = [scorer.refine(start, step_mm, config.yaw_step_deg, last_step_mm=1.5) for start in starts]
+        # the edges' local fit can hold on to a table pattern's edges some centimetres off: each candidate
+        # goes where its neighbourhood's merit is highest before they are ranked
+        widened = [self.settle(camera, pose, config.widen_reach_mm, config.widen_first_step_mm,
+                               config.widen_first_step_deg) for pose in rough]
+        return sorted(widened, key=lambda pose: -self.merit(camera, pose))[:count]
 
     def search(self, camera: CameraModel) -> tuple[float, float, float]:
         """The best pose over the whole table in view: the best two candidates refined finely."""
@@ -505,15 +514,17 @@ class BoxOutlineMatcher:
         scorer = self._scorer(camera, pose)
         return scorer.support(pose)[0] * scorer.uniformity(pose, self.colour)
 
-    def settle(self, camera: CameraModel, pose: tuple[float, float, float]) -> tuple[float, float, float]:
-        """`pose` moved (within `settle_reach_mm`) to where `merit` is highest: through a camera a little off
-        (a focal length the table markers leave loose) the edges' best fit can slip a few millimetres, enough
-        to take the rim's band off the rim, while the true place fits the edges as well. A grid over the
-        reach, then ever finer grids round the best."""
+    def settle(self, camera: CameraModel, pose: tuple[float, float, float], reach_mm: float | None = None,
+               first_step_mm: float | None = None, first_step_deg: float | None = None) -> tuple[float, float, float]:
+        """`pose` moved (within `reach_mm`, by default `settle_reach_mm`) to where `merit` is highest: through
+        a camera a little off (a focal length the table markers leave loose) the edges' best fit can slip a
+        few millimetres, enough to take the rim's band off the rim, while the true place fits the edges as
+        well. A grid over the reach, then ever finer grids round the best."""
         config = self.config
         best, best_merit = pose, self.merit(camera, pose)
-        step_mm, step_deg = config.settle_first_step_mm, config.settle_first_step_deg
-        reach = int(round(config.settle_reach_mm / step_mm))
+        step_mm = config.settle_first_step_mm if first_step_mm is None else first_step_mm
+        step_deg = config.settle_first_step_deg if first_step_deg is None else first_step_deg
+        reach = int(round((config.settle_reach_mm if reach_mm is None else reach_mm) / step_mm))
         while step_mm >= 1.0:
             centre = best
             for d_yaw in (-step_deg, 0.0, step_deg):

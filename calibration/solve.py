@@ -285,7 +285,9 @@ def _box_from_outline(frame_bgr: np.ndarray, rig: Rig, problem: _Problem, camera
     matcher = BoxOutlineMatcher(frame_bgr, rig)
     try:
         if refine_focal:  # each of the best candidates with its own focal length
-            starts = matcher.candidates(camera, 2, loose=True)  # four coarse ones, on the table's plane
+            # four coarse ones on the table's plane, and the best two at the rim's height through the markers'
+            # camera (its focal length is seldom far off; the rim's parallax can hide the box on the table's plane)
+            starts = matcher.candidates(camera, 2, loose=True) + matcher.candidates(camera, 2)
             fits = [_focal_from_outline(problem, matcher, camera, pose) for pose in starts]
             camera, pose = max(fits, key=lambda fit: matcher.merit(*fit))
         else:
