@@ -125,10 +125,13 @@ def _sighting_near(
                                                   gate)
     if detection is None or math.hypot(detection.x - x, detection.y - y) > gate:
         return None
-    low, high = settings.size_range
-    if not low * diameter_px <= detection.diameter_px <= high * diameter_px:
-        return None
-    return detection
+    return detection if _of_size(detection, diameter_px, settings.size_range) else None
+
+
+def _of_size(detection: Detection, diameter_px: float, size_range: tuple[float, float]) -> bool:
+    """Whether a sighting's diameter lies within `size_range` of the meteor's `diameter_px`."""
+    low, high = size_range
+    return low * diameter_px <= detection.diameter_px <= high * diameter_px
 
 
 def walk_into_hold(
@@ -148,15 +151,13 @@ def walk_into_hold(
     settings = settings or BacktrackSettings()
     frame_now, x, y = first
     gate = settings.hold_first_gate_diameters * diameter_px
-    low, high = settings.hold_size_range
     found: list[tuple[int, Detection]] = []
     misses = 0
     for index, frame_bgr in reversed(frames):
         if index >= frame_now:
             continue
         detection = detector.blob_by_colour_near(frame_bgr, x, y, gate)
-        sized = detection is not None and low * diameter_px <= detection.diameter_px <= high * diameter_px
-        if detection is None or detection.partial or not sized:
+        if detection is None or detection.partial or not _of_size(detection, diameter_px, settings.hold_size_range):
             misses += 1
             if misses > settings.max_misses:
                 break

@@ -557,7 +557,8 @@ def held_still_before_throw(
 
     A run is still while each step is under `STILL_PX` per 1/60 s. With `over_box` (per sighting), a run
     whose last sighting lies over the box is no hold: a meteor that stops in the box and rolls or
-    bounces on is not thrown from there.
+    bounces on is not thrown from there; nor is a run after the track came into the box, with no hand
+    on the meteor since (`_out_of_the_box_unheld`).
 
     With `in_hand` (per sighting: the touch ring saw a hand on it), only runs the hand was seen in
     count when there are any: a meteor lying still in the box and then rolling on is no throw. A grip
