@@ -3,8 +3,8 @@
 Needs labels with `meteor_track` (`samples generate --track-meteor`) and the optional `train` extra
 (`pip install -e '.[train]'`: PyTorch and ONNX). Part of the clips (by a hash of their names) is held
 out; how often the detector's best peak lies on the meteor in them, held, flying and after, is
-printed. The model shipped in the package, `vision/heatmap_model.onnx`, was made with this command
-(see docs/judge.md).
+printed, for the new model and for the shipped one (the figures a new model has to beat). The model
+shipped in the package, `vision/heatmap_model.onnx`, was made with this command (see docs/judge.md).
 """
 
 from __future__ import annotations

@@ -12,7 +12,8 @@ Gaussian of one reduced pixel round the meteor's centre. Clips are split into fi
 ones by a hash of their names; on the held-out ones the report gives, per phase of the meteor (in
 the hand, flying before the box, in the box and after), how often the highest peak of the whole
 reduced frame, and one of the five highest, lies on the meteor (within `NEAR_DIAMETERS` apparent
-diameters), measured through the ONNX file written, as the judge would run it.
+diameters), measured through the ONNX file written, as the judge would run it, and the same for
+the shipped model on the same clips: a new model is worth shipping only if it beats that.
 """
 
 from __future__ import annotations
@@ -30,7 +31,17 @@ import numpy as np
 from calibration.truth import LaunchTruth, load_label
 from calibration.truth_path import centres_px
 from vision.doubt_fit import is_held_out
-from vision.heatmap import CHANNELS, FRAMES, WINDOW_PX, heatmap, input_planes, peaks, reduce_frame, reduction_for
+from vision.heatmap import (
+    CHANNELS,
+    FRAMES,
+    SHIPPED_MODEL,
+    WINDOW_PX,
+    heatmap,
+    input_planes,
+    peaks,
+    reduce_frame,
+    reduction_for,
+)
 from vision.likeness_fit import NEAR_DIAMETERS
 from vision.track_check import MIN_DIAMETER_PX, phase_of
 
@@ -235,7 +246,7 @@ def train(label_paths: Sequence[Path], out: Path, epochs: int, held_out: float,
           on_clip: Callable[[], None] | None = None,
           on_epoch: Callable[[int, float], None] | None = None) -> dict[str, Any]:
     """Collect windows from the clips not held out, fit, write the model to `out`, and report on the
-    held-out clips through the file written."""
+    held-out clips through the file written, beside the shipped model's figures on the same clips."""
     _torch()
     rng = np.random.default_rng(0)
     parts, fitted, checking = [], 0, []
@@ -252,10 +263,14 @@ def train(label_paths: Sequence[Path], out: Path, epochs: int, held_out: float,
         raise ValueError("every clip is held out: none is left to fit on")
     if not len(windows.planes):
         raise ValueError("no frame to learn from: the clips are smaller than a training window")
+    # the shipped model on the same held-out clips, read before `out` may replace it: the figure to beat
+    shipped = held_out_report(checking, SHIPPED_MODEL) if checking and SHIPPED_MODEL.is_file() else None
     model = fit(windows, epochs, on_epoch=on_epoch)
     export(model, out)
     report: dict[str, Any] = {"fitted_clips": fitted, "windows": len(windows.planes), "epochs": epochs,
                               "held_out_clips": len(checking)}
     if checking:
         report["held_out"] = held_out_report(checking, out)
+    if shipped is not None:
+        report["held_out_shipped_model"] = shipped
     return report

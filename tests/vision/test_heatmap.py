@@ -12,11 +12,14 @@ import pytest
 from calibration.truth import load_label
 from calibration.truth_path import centres_px
 from cli.main import main
+from cli.options import tracked_clips
 from footage.generate import generate_clip
 from footage.world import WIDE
+from vision.doubt_fit import is_held_out
 from vision.heatmap import (
     CHANNELS,
     FRAMES,
+    SHIPPED_MODEL,
     HeatmapModelError,
     heatmap,
     input_planes,
@@ -24,6 +27,7 @@ from vision.heatmap import (
     peaks,
     reduction_for,
 )
+from vision.heatmap_fit import held_out_report
 from vision.track_check import PHASES, PLACES, check_clip, phase_of
 from vision.video import read_frames
 
@@ -112,7 +116,9 @@ def test_track_check_places_the_learned_detectors_peak_beside_the_judges_track(t
     assert flight["heatmap"]["frames"] == flight["frames"]  # the meteor flies well after the clip's first frames
 
 
-def test_train_heatmap_writes_a_model_opencv_runs_and_reports_on_held_out_clips(tracked, tmp_path, capsys):
+def test_train_heatmap_writes_a_model_and_weighs_it_against_the_shipped_one_on_held_out_clips(
+    tracked, tmp_path, capsys
+):
     pytest.importorskip("torch", reason="the optional train extra (PyTorch, ONNX) is not installed")
     pytest.importorskip("onnx", reason="the optional train extra (PyTorch, ONNX) is not installed")
     model = tmp_path / "model.onnx"
@@ -122,6 +128,9 @@ def test_train_heatmap_writes_a_model_opencv_runs_and_reports_on_held_out_clips(
     report = json.loads(capsys.readouterr().out.split("\n", 1)[1])
     assert (report["fitted_clips"], report["held_out_clips"]) == (1, 2)
     assert set(report["held_out"]) == {"held", "flight", "after"} and report["held_out"]["flight"]["frames"] > 10
+    # beside it, the shipped model's figures on the same held-out frames: the ones a new model has to beat
+    held_out_clips = [path for path in tracked_clips([str(CLIPS)], None) if is_held_out(path.stem, 0.4)]
+    assert report["held_out_shipped_model"] == held_out_report(held_out_clips, SHIPPED_MODEL)
     label = load_label(tracked)
     frames = [frame for index, frame in read_frames(tracked.parent / label.video) if index < FRAMES]
     heat = heatmap(input_planes([frame[::2, ::2] for frame in frames], label.scene.meteor.rgb), model)
