@@ -1,10 +1,14 @@
 """`meteors-judge train-heatmap DIR... --out MODEL.onnx`: fit the learned meteor detector on labelled clips.
 
 Needs labels with `meteor_track` (`samples generate --track-meteor`) and the optional `train` extra
-(`pip install -e '.[train]'`: PyTorch and ONNX). Part of the clips (by a hash of their names) is held
-out; how often the detector's best peak lies on the meteor in them, held, flying and after, is
-printed, for the new model and for the shipped one (the figures a new model has to beat). The model
-shipped in the package, `vision/heatmap_model.onnx`, was made with this command (see docs/judge.md).
+(`pip install -e '.[train]'`: PyTorch and ONNX). Half the epochs are fitted on random windows and
+windows holding the meteor, the rest with windows holding the half-fitted network's mistakes added.
+Part of the clips (by a hash of their names) is held out; on them it prints, held, flying and after,
+for the new model and the shipped one: how often the best peak of a whole frame lies on the meteor,
+and how often a window round a prediction near the meteor, as the judge runs it, gives a sighting on
+the meteor or elsewhere (the figures a new model has to beat). The model shipped in the package,
+`vision/heatmap_model.onnx`, was made with this command before the hard windows were added (see
+docs/judge.md).
 """
 
 from __future__ import annotations
@@ -38,10 +42,20 @@ def run(args: argparse.Namespace) -> int:
         print(f"epoch {epoch + 1}/{args.epochs}: loss {loss:.4f}", file=sys.stderr)
 
     try:
-        with progress_bar(len(paths), "reading clips", unit="clip") as bar:
-            report = train(paths, out, args.epochs, args.held_out, on_clip=lambda: bar.update(1), on_epoch=on_epoch)
+        with progress_bar(None, "reading clips", unit="clip") as bar:
+            stages = ["reading clips"]
+
+            def on_clip(stage: str) -> None:
+                if stage != stages[-1]:
+                    stages.append(stage)
+                    bar.set_description(stage)
+                    bar.reset()
+                bar.update(1)
+
+            report = train(paths, out, args.epochs, args.held_out, on_clip=on_clip, on_epoch=on_epoch)
     except (TrainingUnavailable, ValueError) as error:
         raise UserError(str(error)) from None
-    print(f"fitted on {report['windows']} windows of {report['fitted_clips']} clips; wrote {out}")
+    hard = f", then {report['hard_windows']} more round its mistakes" if "hard_windows" in report else ""
+    print(f"fitted on {report['windows']} windows of {report['fitted_clips']} clips{hard}; wrote {out}")
     print(json.dumps(report, indent=1))
     return 0
