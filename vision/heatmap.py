@@ -132,6 +132,14 @@ def _peak_centre(heat: np.ndarray, x: int, y: int) -> tuple[float, float]:
     return float((patch * xs).sum()) / total, float((patch * ys).sum()) / total
 
 
+def window_corner(centre: tuple[float, float], side: int, width: int, height: int) -> tuple[int, int]:
+    """The top left corner (left, top) of a `side`-pixel square round `centre` in a `width`×`height`
+    picture, moved inside it where it would cross an edge."""
+    left = int(np.clip(round(centre[0] - side / 2), 0, max(0, width - side)))
+    top = int(np.clip(round(centre[1] - side / 2), 0, max(0, height - side)))
+    return left, top
+
+
 def peak_in_window(frames_bgr: Sequence[np.ndarray], centre_px: tuple[float, float],
                    meteor_rgb: tuple[int, int, int], scale: int,
                    model: str | Path = SHIPPED_MODEL) -> tuple[float, float, float] | None:
@@ -141,8 +149,7 @@ def peak_in_window(frames_bgr: Sequence[np.ndarray], centre_px: tuple[float, flo
     has no peak."""
     height, width = frames_bgr[-1].shape[:2]
     side = WINDOW_PX * scale
-    left = int(np.clip(round(centre_px[0] - side / 2), 0, max(0, width - side)))
-    top = int(np.clip(round(centre_px[1] - side / 2), 0, max(0, height - side)))
+    left, top = window_corner(centre_px, side, width, height)
     cuts = [reduce_frame(np.ascontiguousarray(frame[top : top + side, left : left + side]), scale)
             for frame in frames_bgr]
     heat = heatmap(input_planes(cuts, meteor_rgb), model)

@@ -50,8 +50,10 @@ from vision.heatmap import (
     peaks,
     reduce_frame,
     reduction_for,
+    window_corner,
 )
 from vision.likeness_fit import NEAR_DIAMETERS
+from vision.pipeline import JudgeConfig
 from vision.track_check import MIN_DIAMETER_PX, phase_of
 
 EDGE_PX = 8  # a window's meteor lies at least this far inside it
@@ -64,6 +66,7 @@ POSITIVE_WEIGHT = 30.0  # the meteor's few pixels against a window's thousands
 BATCH = 64
 HARD_PER_FRAME = 2  # windows round the half-fitted network's highest peaks off the meteor, a frame
 PREDICTION_OFF_DIAMETERS = 2.0  # the held-out check's predictions lie this near the meteor
+JUDGE_DEFAULTS = JudgeConfig()  # the heat map's probability floor and reach, as the judge runs it
 
 
 class TrainingUnavailable(RuntimeError):
@@ -312,12 +315,9 @@ def window_sighting(planes: np.ndarray, prediction: tuple[float, float], diamete
     """Where the judge would see the meteor from the network's peak in a `WINDOW_PX` window round
     `prediction` (reduced px, whole input `planes`; `LaunchJudge._heat_near` with `JudgeConfig`'s
     defaults): the peak, when it is likely enough and near enough the prediction; else None."""
-    from vision.pipeline import JudgeConfig
-
-    config = JudgeConfig()
+    config = JUDGE_DEFAULTS
     height, width = planes.shape[1:]
-    left = int(np.clip(round(prediction[0] - WINDOW_PX / 2), 0, max(0, width - WINDOW_PX)))
-    top = int(np.clip(round(prediction[1] - WINDOW_PX / 2), 0, max(0, height - WINDOW_PX)))
+    left, top = window_corner(prediction, WINDOW_PX, width, height)
     found = peaks(heatmap(planes[:, top : top + WINDOW_PX, left : left + WINDOW_PX], model), 1)
     if not found or found[0][2] < config.heatmap_min_probability:
         return None
