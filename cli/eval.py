@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     if tracks is not None:
         _make_folder(tracks)
 
-    from vision.evaluate import Skipped, discover, evaluate, format_report, summarize
+    from vision.evaluate import Skipped, code_fingerprints, discover, evaluate, format_report, summarize
     from vision.reliability import doubt_summary, format_tables
     from vision.runner import judge_verdicts, progress_bar
     from vision.video import VideoError, probe
@@ -75,6 +75,7 @@ def run(args: argparse.Namespace) -> int:
         reasons = "".join(f"\n  {item.path.name}: {item.reason}" for item in skipped)
         raise UserError(f"no labelled clips (meteors-launch-truth/1 JSON with its video) in {folder}{reasons}")
 
+    code = code_fingerprints()  # read before the clips: the code the workers import now
     judge = judge_verdicts
     kept = 0
     if tracks is not None:
@@ -99,6 +100,7 @@ def run(args: argparse.Namespace) -> int:
         "clips": [score.to_json() for score in scores],
         "skipped": [{"path": str(item.path), "reason": item.reason} for item in skipped],
         "doubt": doubt_summary(scores),
+        "code": code,
     }
     if tracks is not None:
         payload["tracks"] = {"dir": str(tracks), "decided_from_kept": kept, "watched": len(clips) - kept}
@@ -119,6 +121,7 @@ def run(args: argparse.Namespace) -> int:
         if tracks is not None:
             print(f"tracks: {kept} of {len(clips)} clips decided again from those kept in {tracks}, "
                   f"{len(clips) - kept} watched and kept there")
+        print(f"code: watching {code['tracking'][:12]}, deciding {code['deciding'][:12]}")
     if plots is not None:
         _draw(plots, scores)
     if skipped and args.json:

@@ -13,6 +13,7 @@ which are the label format's names.
 
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import multiprocessing
@@ -551,3 +552,25 @@ def format_report(metrics: Mapping[str, Any], scores: Sequence[ClipScore], skipp
 
 def _shorten(text: str, limit: int = 300) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def code_fingerprints() -> dict[str, str]:
+    """What judges a verdict, as two hashes: the watching (`vision.track_cache.tracking_fingerprint`) and the
+    modules that only decide (`deciding_fingerprint_of`). Two evaluations with the same pair judged with the
+    same code. (Kept here, with the scoring, so that the watching's own fingerprint does not change with it.)"""
+    from vision.track_cache import tracking_fingerprint
+
+    return {"tracking": tracking_fingerprint(), "deciding": deciding_fingerprint_of(Path(__file__).parent)}
+
+
+def deciding_fingerprint_of(package: Path) -> str:
+    """A hash of the modules of `package` that only decide (`vision.track_cache.DECISION_FILES`), which the
+    watching's fingerprint leaves out."""
+    from vision.track_cache import DECISION_FILES
+
+    digest = hashlib.sha256()
+    for path in sorted(Path(package).glob("*")):
+        if path.name in DECISION_FILES:
+            digest.update(path.name.encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()

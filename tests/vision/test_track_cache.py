@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 import vision.decision as decision
+import vision.evaluate as evaluate
 import vision.track_cache as track_cache
 from calibration.truth import load_label
 from cli.main import main
@@ -113,6 +114,18 @@ def test_the_fingerprint_changes_with_a_learned_model_but_not_with_a_decision_mo
     assert track_cache.fingerprint_of([package]) != before
 
 
+def test_the_deciding_fingerprint_changes_with_a_decision_module_only(tmp_path):
+    package = tmp_path / "vision"
+    package.mkdir()
+    (package / "tracker.py").write_text("follow = True\n")
+    (package / "analysis.py").write_text("decide = True\n")
+    before = evaluate.deciding_fingerprint_of(package)
+    (package / "tracker.py").write_text("follow = False\n")
+    assert evaluate.deciding_fingerprint_of(package) == before
+    (package / "analysis.py").write_text("decide = False\n")
+    assert evaluate.deciding_fingerprint_of(package) != before
+
+
 def test_eval_with_tracks_says_how_many_clips_it_decided_again(tmp_path, clips, capsys):
     cache, plain_out, kept_out = tmp_path / "tracks", tmp_path / "plain.json", tmp_path / "kept.json"
     assert main(["eval", str(clips), "--out", str(plain_out)]) == 0
@@ -121,7 +134,11 @@ def test_eval_with_tracks_says_how_many_clips_it_decided_again(tmp_path, clips, 
     first = json.loads(capsys.readouterr().out)
     assert first["tracks"] == {"dir": str(cache), "decided_from_kept": 0, "watched": 2}
     assert main(["eval", str(clips), "--tracks", str(cache), "--out", str(kept_out)]) == 0
-    assert "tracks: 2 of 2 clips decided again from those kept in" in capsys.readouterr().out
+    report = capsys.readouterr().out
+    assert "tracks: 2 of 2 clips decided again from those kept in" in report
+    code = evaluate.code_fingerprints()  # the code that watched and decided, in the payload and the report
+    assert f"code: watching {code['tracking'][:12]}, deciding {code['deciding'][:12]}" in report
     plain, kept = json.loads(plain_out.read_text()), json.loads(kept_out.read_text())
+    assert plain["code"] == code
     assert kept.pop("tracks") == {"dir": str(cache), "decided_from_kept": 2, "watched": 0}
     assert kept == plain
