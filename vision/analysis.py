@@ -2,7 +2,9 @@
 
 Runs once per launch when the meteor comes to rest (or is lost):
 
-1. rest and region: the final stillness, the surface it rests on, its region (`vision.landing`);
+1. rest and region: the final stillness, the surface it rests on, its region (`vision.landing`); a
+   meteor that came into the box and was lost there, inside the picture, is placed in the region of its
+   last sighting over the box floor (disputed for the loss);
 2. release: `vision.release.estimate_release` (hold → push → ballistic fit), its frame candidates
    and their herd-line signs; the launcher's side is the side the meteor comes from. When the
    estimate is unreliable, the first hand-free sighting bounds it (the meteor moves towards the box);
@@ -380,6 +382,14 @@ def _image_speed_px(frames: np.ndarray, px: np.ndarray, first: int, last: int) -
 
 def _ground(camera, pixel: np.ndarray, z: float) -> np.ndarray:
     return camera.pixel_to_plane(np.asarray(pixel, dtype=np.float64).reshape(1, 2), z)[0, :2]
+
+
+def _over_box_floor(camera, rig: Rig, pose, pixel: np.ndarray, radius_mm: float):
+    """The region (`classify_point`) of a sighting placed on the box floor, when it lies inside the box's
+    outline there; None otherwise."""
+    xy = _ground(camera, pixel, rig.box.floor_height_mm + radius_mm)
+    call = classify_point(rig, pose, xy)
+    return call if call.region not in ("outside", "rim") else None
 
 
 def _over_box(px: np.ndarray, camera, rig: Rig, pose, radius_mm: float) -> np.ndarray:
@@ -855,10 +865,16 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         edge = 3 * float(np.median(diam))
         at_edge = last[0] < edge or last[1] < edge or last[0] > w - edge or last[1] > h - edge
         gap = -outline_signed_mm(rig, pose, _ground(camera, last, radius))
+        in_box = _over_box_floor(camera, rig, pose, last, radius) if flight.entered_box_frame is not None else None
         if not track.lost:
             always.append("no rest found")
         elif not at_edge:
             always.append("meteor lost from view inside the picture")
+            if in_box is not None:
+                # it came into the box and was never seen to leave: judged where it was last seen there
+                region_call = in_box
+                places = {(in_box.region, in_box.landing, in_box.dinosaur)}
+                notes.append(f"meteor last seen over the box floor in {in_box.region}: judged there")
         elif gap < EDGE_FAR_FROM_BOX_MM:
             always.append(f"meteor left the picture {gap:.0f} mm from the box")
         else:

@@ -277,3 +277,19 @@ def test_a_disputed_herd_call_names_the_range_its_release_may_lie_in():
     assert low < 0 < best < high
     herd = verdict.margins["herd_line"]
     assert herd.margin_mm > herd.uncertainty_mm
+
+
+LOST_IN_THE_BOX = Path(__file__).resolve().parent / "clips" / "lost_in_box_white_9101_181.mp4"
+
+
+def test_a_meteor_lost_over_the_box_floor_is_judged_where_it_was_last_seen_there():
+    """Generated seed 9101 clip_181 (1280×720, 60 fps, hard mode): a white meteor flies into the box, rolls to
+    a stop against a marker's white border and is lost there for good, so no rest is found. It came into the
+    box and was never seen to leave: it is judged in the region of its last sighting over the box floor
+    (the label's), disputed for the loss, not called outside."""
+    label = load_label(LOST_IN_THE_BOX.with_suffix(".json"))
+    [(track, rig, calibration, config, frame_index)] = judge_launch_inputs(LOST_IN_THE_BOX, label)
+    verdict, _ = judge_launch(track, rig, calibration, config, frame_index)
+    assert verdict.rest is None and verdict.entered_box_frame is not None
+    assert (verdict.region, verdict.dinosaur) == (label.region, label.dinosaur) == ("trex", "trex")
+    assert verdict.disputed and "meteor lost from view inside the picture" in verdict.dispute_reasons
