@@ -136,12 +136,16 @@ def test_a_launch_lost_in_flight_is_judged_where_the_meteor_lies(video: Path):
 
 
 @pytest.mark.parametrize("video", [DARK, WHITE], ids=["near-black", "white at 640x480"])
-def test_without_the_box_search_the_same_launch_is_lost_and_called_outside(video: Path):
+def test_without_the_box_search_the_same_launch_is_lost_and_placed_by_its_last_sighting_over_the_box(video: Path):
+    """Blind to the box floor, the judge never finds the meteor lying there: no rest, disputed for the loss.
+    It came into the box and was never seen to leave, so it is placed where it was last seen over the box
+    floor, here the label's space too."""
     label = load_label(video.with_suffix(".json"))
     with without_heatmap():
         result = judge_labelled(video, label, judge=_judge_with_the_box_search_blind(label))
-    assert [verdict.region for verdict in result.verdicts] == ["outside"]
-    assert "meteor lost from view inside the picture" in result.verdicts[0].dispute_reasons
+    [verdict] = result.verdicts
+    assert verdict.rest is None and verdict.region == label.region
+    assert "meteor lost from view inside the picture" in verdict.dispute_reasons
 
 
 def test_with_the_heat_map_the_near_black_meteor_is_found_again_in_flight_without_the_box_search():
