@@ -865,11 +865,11 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         edge = 3 * float(np.median(diam))
         at_edge = last[0] < edge or last[1] < edge or last[0] > w - edge or last[1] > h - edge
         gap = -outline_signed_mm(rig, pose, _ground(camera, last, radius))
-        in_box = _over_box_floor(camera, rig, pose, last, radius) if flight.entered_box_frame is not None else None
         if not track.lost:
             always.append("no rest found")
         elif not at_edge:
             always.append("meteor lost from view inside the picture")
+            in_box = None if flight.entered_box_frame is None else _over_box_floor(camera, rig, pose, last, radius)
             if in_box is not None:
                 # it came into the box and was never seen to leave: judged where it was last seen there
                 region_call = in_box
