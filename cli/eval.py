@@ -20,9 +20,9 @@ from cli.options import check_writable, whole_number
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("dir", help="folder of labelled clips (video + meteors-launch-truth/1 JSON)")
-    parser.add_argument("--json", action="store_true", help="print the metrics and per-clip rows as JSON")
+    parser.add_argument("--json", action="store_true", help="print the metrics, per-clip rows and code hashes as JSON")
     parser.add_argument("--out", metavar="FILE.json",
-                        help="also write the --json payload (metrics and per-clip rows) to FILE.json")
+                        help="also write the --json payload (metrics, per-clip rows, code hashes) to FILE.json")
     parser.add_argument("--plots", metavar="DIR",
                         help="write risk_coverage.png and reliability.png (the doubt's tables as pictures) to DIR")
     parser.add_argument("--limit", type=int, metavar="N", help="judge only the first N labelled clips (by name)")
