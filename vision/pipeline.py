@@ -958,7 +958,7 @@ class LaunchJudge:
                 return
             if detection is not None and self._flags[-1] != HAND and self._rest_decided(rest_frames):
                 if not self._thrown_from_hold() and (
-                    self._hand_nearby(frame_bgr, detection) or self._carried_in_and_set_down(detection)
+                    self._hand_nearby_outside_the_box(frame_bgr, detection) or self._carried_in_and_set_down(detection)
                 ):
                     # still, but a hand holds it (its skin too like the table for the touch ring), and it
                     # was never seen leaving a hold: carried into view, or uncovered by the fingers in it
@@ -1518,6 +1518,13 @@ class LaunchJudge:
     def _hand_nearby(self, frame_bgr: np.ndarray, detection: Detection) -> bool:
         """A hand round the meteor (its palm a few diameters away): see `MeteorDetector.hand_nearby`."""
         return self.detector.hand_nearby(frame_bgr, detection.x, detection.y, detection.diameter_px) > HAND_NEARBY
+
+    def _hand_nearby_outside_the_box(self, frame_bgr: np.ndarray, detection: Detection) -> bool:
+        """A hand round a meteor lying outside the box: maybe holding it for a throw. A meteor lying in the
+        box is not held for one (a launch starts behind the herd line): the hand is there to pick it up."""
+        if self.calibration is not None and self._over_the_box([(detection.x, detection.y)])[0]:
+            return False
+        return self._hand_nearby(frame_bgr, detection)
 
     def _landed_in_box_unseen(self, frame_bgr: np.ndarray, detection: Detection | None) -> bool:
         """First seen over the box already, moving there (bouncing, rolling), never touching a hand, and

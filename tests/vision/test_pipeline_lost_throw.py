@@ -176,6 +176,7 @@ def test_a_hand_the_touch_ring_misses_holds_the_meteor_until_the_push_ends(judge
 
 
 PUT_DOWN = list(range(305, 605, 30)) + [605] * 14  # first seen inside the picture, moving, then still
+PUT_DOWN_IN_BOX = list(range(620, 920, 30)) + [920] * 14  # the same, still over the box (x 900-940 at y 300)
 
 
 @pytest.mark.parametrize(
@@ -185,6 +186,8 @@ PUT_DOWN = list(range(305, 605, 30)) + [605] * 14  # first seen inside the pictu
          "(held-out 9015 clip_059: a dark hand carried the meteor in and held it before the throw)",
          PUT_DOWN, True, "in_hand"),
         ("the same, no palm round it: at rest, judged", PUT_DOWN, False, "at_rest"),
+        ("still in the box, a palm round it: a hand come to pick it up, not a hold (a launch starts behind "
+         "the herd line): at rest, judged", PUT_DOWN_IN_BOX, True, "at_rest"),
         ("thrown from a hold, then still by a palm: at rest, judged (the throw was seen)",
          [305] * 8 + PUT_DOWN[1:], True, "at_rest"),
     ],
@@ -277,3 +280,18 @@ def test_a_meteor_carried_in_and_set_down_behind_the_herd_line_is_no_launch_of_i
     assert abs(verdict.release.frame - label.release.frame) <= 1
     assert not any("starts in flight" in reason for reason in verdict.dispute_reasons)
     assert any("carried into view" in item.event.message for item in result.events if item.event.kind == "state")
+
+
+PICKED_UP_IN_BOX = Path(__file__).resolve().parent / "clips" / "picked_up_in_box_9101_449.mp4"
+
+
+def test_a_launch_whose_meteor_a_hand_reaches_for_in_the_box_is_judged():
+    """Generated seed 9101 clip_449 (640×480, 60 fps): the meteor is first seen moving in the hand (its
+    still hold unseen), flies into the box and settles on the rim, and a hand reaches for it there. A
+    meteor lying in the box is not held for a throw: the launch is judged where it came to rest, not
+    dropped as a meteor carried in and put down."""
+    label = load_label(PICKED_UP_IN_BOX.with_suffix(".json"))
+    result = judge_labelled(PICKED_UP_IN_BOX, label)
+    [verdict] = result.verdicts
+    assert verdict.rest is not None and verdict.region == label.region == "rim"
+    assert not any("carried into view" in item.event.message for item in result.events if item.event.kind == "state")
