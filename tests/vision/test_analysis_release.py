@@ -261,12 +261,12 @@ def test_a_release_fit_later_than_the_first_sighting_clear_of_the_hand_allows_re
 SLOWING_BEFORE_THE_BOX = Path(__file__).resolve().parents[2] / "sample_videos" / "clip_026.mp4"
 
 
-def test_a_hold_no_hand_was_seen_on_leaves_the_bounce_count_a_lower_bound():
+def test_a_flight_first_found_slowing_before_the_box_leaves_the_bounce_count_a_lower_bound():
     """Bundled wide clip_026 (a pterodactyl after one table bounce): the tracker first finds the meteor
-    slowing just before the box, and the walk back follows it only a few frames, so its first sightings
-    look like a hold and a release just outside the box, with no table bounce after it. No hand was seen
-    on that "hold": the flight may have begun unseen, and the void call must be disputed. (With the
-    learned detector the tracker finds the meteor earlier and sees the bounce; without it the case stays.)"""
+    slowing just before the box, and the walk back follows it only a few frames, so no table bounce is
+    seen before the box. No hand was seen on the meteor: the flight began unseen, the count is only a
+    lower bound, and the void call must be disputed. (With the learned detector the tracker finds the
+    meteor earlier and sees the bounce; without it the case stays.)"""
     label = load_label(SLOWING_BEFORE_THE_BOX.with_suffix(".json"))
     with without_heatmap():
         track, rig, calibration, config, frame_index = judge_launch_inputs(SLOWING_BEFORE_THE_BOX, label)[0]
@@ -274,8 +274,8 @@ def test_a_hold_no_hand_was_seen_on_leaves_the_bounce_count_a_lower_bound():
     assert not verdict.evidence.hand_seen_letting_go and not verdict.evidence.hand_timed
     assert label.release.frame < int(track.frames[0])  # the flight's start was never seen
     assert verdict.evidence.bounce_count_lower_bound
-    assert any("no hand seen holding the meteor" in reason for reason in verdict.dispute_reasons)
-    assert verdict.disputed
+    assert "the track starts in flight" in verdict.evidence.bounce_unseen_reasons
+    assert verdict.outcome == "void" and verdict.disputed
 
 
 FLIGHT_BEGUN_UNSEEN = Path(__file__).resolve().parent / "clips" / "flight_begun_unseen_beyond_line_9101_853.mp4"
