@@ -19,8 +19,9 @@ from launch_inputs import judge_labelled, judge_launch_inputs, judge_without_wal
 from calibration.truth import load_label
 from calibration.truth_path import centres_px, known_centres_mm
 from vision.analysis import judge_launch
-from vision.backtrack import walk_back, walk_into_hold
+from vision.backtrack import BacktrackSettings, frames_to_keep, walk_back, walk_into_hold
 from vision.detector import Detection, MeteorDetector
+from vision.pipeline import JudgeConfig, LaunchJudge
 from vision.track import COASTED
 
 CLIP = Path(__file__).resolve().parent / "clips" / "walked_back_bounces_9104_037.mp4"
@@ -188,3 +189,30 @@ def test_a_meteor_held_in_the_box_before_the_track_is_no_hold_to_throw_from():
     label = load_label(TAKEN_UP_FROM_THE_BOX.with_suffix(".json"))
     verdicts = judge_labelled(TAKEN_UP_FROM_THE_BOX, label).verdicts
     assert len(verdicts) == 1
+
+
+def test_the_frames_kept_reach_a_second_back_where_the_memory_allows():
+    settings = BacktrackSettings()
+    assert frames_to_keep(settings, 60.0, 640 * 480 * 3) == 60  # a second
+    assert frames_to_keep(settings, 30.0, 1280 * 720 * 3) == 23  # 64 MB: 0.77 s
+    assert frames_to_keep(settings, 60.0, 1920 * 1080 * 3) == 10  # 64 MB: 0.17 s
+
+
+BOUNCE_A_SECOND_BACK = Path(__file__).resolve().parent / "clips" / "bounce_a_second_back_9101_969.mp4"
+
+
+def test_the_walk_back_reaches_a_table_bounce_older_than_the_last_half_second():
+    """Generated seed 9101 clip_969 (1280×720, 30 fps, a dark brown meteor): the meteor leaves the hand at
+    frame 19, bounces on the table at frame 28 and enters the box at 38, while the tracker follows
+    something else; it first holds the meteor at frame 42. Walked back over the frames of the last
+    second, the flight is found through the table bounce: the launch is valid. Over the last 0.4 s (12
+    frames) the bounce lay beyond the frames kept, and the count stayed a lower bound short of one."""
+    label = load_label(BOUNCE_A_SECOND_BACK.with_suffix(".json"))
+    [verdict] = judge_labelled(BOUNCE_A_SECOND_BACK, label).verdicts
+    assert verdict.bounces_before_box == label.bounces_before_box == 1
+    assert verdict.valid and verdict.region == label.region
+
+    config = JudgeConfig(launch_mode=label.launch_mode, backtrack=BacktrackSettings(seconds=0.4))
+    short_reach = LaunchJudge(label.scene, config=config, fps=label.fps)
+    [short] = judge_labelled(BOUNCE_A_SECOND_BACK, label, judge=short_reach).verdicts
+    assert short.bounces_before_box == 0 and not short.valid
