@@ -17,9 +17,11 @@ the track starts only when the hand moves it, and the hold, which times the rele
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+from collections import deque
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
+import cv2
 import numpy as np
 
 from vision.detector import FAINT_MIN_SWEEP, Detection, MeteorDetector, streak_area_max_px
@@ -28,7 +30,8 @@ from vision.detector import FAINT_MIN_SWEEP, Detection, MeteorDetector, streak_a
 @dataclass(frozen=True)
 class BacktrackSettings:
     seconds: float = 1.0  # frames kept for the walk back ...
-    max_kept_mb: float = 64.0  # ... but no more than this memory holds (at 1080p: 10 frames)
+    max_kept_mb: float = 64.0  # ... as decoded, no more than this memory holds (at 1080p: 10 frames) ...
+    reduced_mb: float = 16.0  # ... and older ones reduced to the detector's scale, in this much more
     max_misses: int = 2  # frames in a row without the meteor the walk looks past (one more ends it)
     gate_diameters: float = 1.5  # a sighting lies within this many meteor diameters of the prediction ...
     gate_travel: float = 0.5  # ... or this share of the travel since the last sighting, whichever is larger
@@ -46,10 +49,84 @@ class BacktrackSettings:
 HeatNear = Callable[[int, float, float, float], Detection | None]
 
 
-def frames_to_keep(settings: BacktrackSettings, fps: float, frame_bytes: int) -> int:
-    """How many of the last frames the judge keeps for the walk back, at `fps` and `frame_bytes` a frame."""
-    by_memory = int(settings.max_kept_mb * 1e6 // max(frame_bytes, 1))
-    return max(0, min(round(settings.seconds * fps), by_memory))
+def frames_to_keep(settings: BacktrackSettings, fps: float, frame_bytes: int, scale: int = 1) -> tuple[int, int]:
+    """How many of the last frames the judge keeps for the walk back at `fps` and `frame_bytes` a frame: in
+    all, and of those, the newest as decoded (the older ones reduced `scale` times, when `scale` > 1)."""
+    wanted = max(0, round(settings.seconds * fps))
+    decoded = min(wanted, int(settings.max_kept_mb * 1e6 // max(frame_bytes, 1)))
+    if scale <= 1:
+        return decoded, decoded
+    reduced = int(settings.reduced_mb * 1e6 // max(frame_bytes // (scale * scale), 1))
+    return min(wanted, decoded + reduced), decoded
+
+
+class KeptFrames:
+    """The last frames, oldest first, as (index, BGR) pairs: the newest `decoded` as decoded, older ones
+    reduced `scale` times (a block's mean) and given back at full size, each reduced pixel a `scale`×`scale`
+    block: what the detector and the heat map make of them (they reduce by the same blocks) is the same."""
+
+    def __init__(self, count: int, decoded: int, scale: int) -> None:
+        self._frames: deque[tuple[int, np.ndarray, tuple[int, int] | None]] = deque(maxlen=count)
+        self._decoded = max(1, decoded)
+        self._scale = max(1, int(scale))
+
+    def append(self, index: int, frame_bgr: np.ndarray) -> None:
+        self._frames.append((index, frame_bgr, None))
+        older = len(self._frames) - self._decoded - 1
+        if older >= 0 and self._scale > 1 and self._frames[older][2] is None:
+            old_index, old, _ = self._frames[older]
+            height, width = old.shape[:2]
+            small = cv2.resize(old, (width // self._scale, height // self._scale), interpolation=cv2.INTER_AREA)
+            self._frames[older] = (old_index, small, (width, height))
+
+    def clear(self) -> None:
+        self._frames.clear()
+
+    def __len__(self) -> int:
+        return len(self._frames)
+
+    def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
+        return (self._pair(item) for item in list(self._frames))
+
+    def before(self, frame_index: int) -> _FullSize:
+        """The kept frames older than `frame_index`, oldest first, each brought to full size as it is read."""
+        return _FullSize([item for item in self._frames if item[0] < frame_index])
+
+    def run_to(self, last_index: int, count: int) -> list[np.ndarray] | None:
+        """The frames `last_index` - `count` + 1 to `last_index`, oldest first, at full size, when all are kept
+        (none skipped), else None."""
+        if not self._frames:
+            return None
+        start = last_index - count + 1 - self._frames[0][0]  # where the run starts, were no frame skipped
+        if start < 0 or start + count > len(self._frames):
+            return None
+        run = [self._frames[start + back] for back in range(count)]
+        if run[0][0] != last_index - count + 1 or run[-1][0] != last_index:
+            return None  # a frame was skipped
+        return [self._pair(item)[1] for item in run]
+
+    @staticmethod
+    def _pair(item: tuple[int, np.ndarray, tuple[int, int] | None]) -> tuple[int, np.ndarray]:
+        index, image, full_size = item
+        if full_size is None:
+            return index, image
+        return index, cv2.resize(image, full_size, interpolation=cv2.INTER_NEAREST)
+
+
+class _FullSize(Sequence):
+    """Kept frames as (index, BGR) pairs, a reduced one brought to full size only when read: a walk reads
+    a few of them, one at a time."""
+
+    def __init__(self, items: list[tuple[int, np.ndarray, tuple[int, int] | None]]) -> None:
+        self._items = items
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, position: int | slice):
+        if isinstance(position, slice):
+            return _FullSize(self._items[position])
+        return KeptFrames._pair(self._items[position])
 
 
 def walk_back(

@@ -18,7 +18,6 @@ from __future__ import annotations
 import bisect
 import math
 import statistics
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -28,7 +27,7 @@ import numpy as np
 from calibration.geometry import BoxPose
 from calibration.rig import Rig
 from vision import unjudged
-from vision.backtrack import BacktrackSettings, frames_to_keep, walk_back, walk_into_hold
+from vision.backtrack import BacktrackSettings, KeptFrames, frames_to_keep, walk_back, walk_into_hold
 from vision.box_follow import BoxFollower
 from vision.box_rest import BoxRestSettings, FloorBlob, new_against_all
 from vision.decision import LaunchDecision
@@ -230,7 +229,7 @@ class LaunchJudge:
         self._shadow = ShadowWatch()
         # the last frames (index, BGR) while a launch may be under way, for `_walk_back_if_picked_up_late`
         # (made at the first frame, whose size sets how many are kept)
-        self._kept_frames: deque[tuple[int, np.ndarray]] | None = None
+        self._kept_frames: KeptFrames | None = None
         self._reset_track()
         self._last_frame = -1
         self._frame_size: tuple[int, int] | None = None
@@ -694,16 +693,9 @@ class LaunchJudge:
     def _kept_run_to(self, frame_index: int) -> list[np.ndarray] | None:
         """The kept frames `frame_index` - `vision.heatmap.FRAMES` + 1 to `frame_index`, oldest first (what the
         heat map reads); None unless all are kept."""
-        kept = self._kept_frames
-        if not kept:
+        if self._kept_frames is None:
             return None
-        start = frame_index - HEATMAP_FRAMES + 1 - kept[0][0]  # where the run starts, were no frame skipped
-        if start < 0 or start + HEATMAP_FRAMES > len(kept):
-            return None
-        run = [kept[start + back] for back in range(HEATMAP_FRAMES)]
-        if run[0][0] != frame_index - HEATMAP_FRAMES + 1 or run[-1][0] != frame_index:
-            return None  # a frame was skipped
-        return [frame for _index, frame in run]
+        return self._kept_frames.run_to(frame_index, HEATMAP_FRAMES)
 
     def _left_behind_at(self, peak: tuple[float, float], prediction: tuple[float, float], frame_index: int) -> bool:
         """Whether the heat map's `peak` is where the meteor was in the earlier frames the network also sees,
@@ -1283,9 +1275,11 @@ class LaunchJudge:
     def _keep_frame(self, frame_index: int, frame_bgr: np.ndarray) -> None:
         """Keep the frame for a walk back while a launch may be under way; forget the kept ones otherwise."""
         if self._kept_frames is None:
-            self._kept_frames = deque(maxlen=frames_to_keep(self.config.backtrack, self.fps, frame_bgr.nbytes))
+            scale = self.detector.scale if self.detector is not None else 1
+            count, decoded = frames_to_keep(self.config.backtrack, self.fps, frame_bgr.nbytes, scale)
+            self._kept_frames = KeptFrames(count, decoded, scale)
         if self.state in ("waiting", "in_hand", "in_flight"):
-            self._kept_frames.append((frame_index, frame_bgr))
+            self._kept_frames.append(frame_index, frame_bgr)
         else:
             self._kept_frames.clear()
 
@@ -1317,7 +1311,7 @@ class LaunchJudge:
         first_frame = self._frames[start]
         self._walked_back_from = first_frame
         before = next((i for i in range(start - 1, -1, -1) if self._flags[i] != COASTED), None)
-        frames = [(index, image) for index, image in self._kept_frames if index < first_frame]
+        frames = self._kept_frames.before(first_frame)
         sizes = [d for d in self._diam[start : start + 4] if math.isfinite(d)]
         if not frames or not sizes:
             return
@@ -1362,7 +1356,7 @@ class LaunchJudge:
         first = seen[0]
         if self._over_the_box([(self._px[2 * first], self._px[2 * first + 1])])[0]:
             return  # a meteor held in the box, then taken out: nobody throws from over the box
-        frames = [(index, image) for index, image in self._kept_frames if index < self._frames[0]]
+        frames = self._kept_frames.before(self._frames[0])
         start = (self._frames[first], self._px[2 * first], self._px[2 * first + 1])
         found = walk_into_hold(self.detector, frames, start, self._meteor_diameter_px(), self.config.backtrack)
         if found:

@@ -19,7 +19,7 @@ from launch_inputs import judge_labelled, judge_launch_inputs, judge_without_wal
 from calibration.truth import load_label
 from calibration.truth_path import centres_px, known_centres_mm
 from vision.analysis import judge_launch
-from vision.backtrack import BacktrackSettings, frames_to_keep, walk_back, walk_into_hold
+from vision.backtrack import BacktrackSettings, KeptFrames, frames_to_keep, walk_back, walk_into_hold
 from vision.detector import Detection, MeteorDetector
 from vision.pipeline import JudgeConfig, LaunchJudge
 from vision.track import COASTED
@@ -191,11 +191,27 @@ def test_a_meteor_held_in_the_box_before_the_track_is_no_hold_to_throw_from():
     assert len(verdicts) == 1
 
 
-def test_the_frames_kept_reach_a_second_back_where_the_memory_allows():
+def test_the_frames_kept_reach_a_second_back_the_older_ones_reduced_where_memory_is_short():
     settings = BacktrackSettings()
-    assert frames_to_keep(settings, 60.0, 640 * 480 * 3) == 60  # a second
-    assert frames_to_keep(settings, 30.0, 1280 * 720 * 3) == 23  # 64 MB: 0.77 s
-    assert frames_to_keep(settings, 60.0, 1920 * 1080 * 3) == 10  # 64 MB: 0.17 s
+    assert frames_to_keep(settings, 60.0, 640 * 480 * 3) == (60, 60)  # a second, all as decoded
+    assert frames_to_keep(settings, 60.0, 1280 * 720 * 3, scale=4) == (60, 23)  # 64 MB decoded, the rest reduced
+    assert frames_to_keep(settings, 60.0, 1920 * 1080 * 3, scale=4) == (51, 10)  # 64 + 16 MB: 0.85 s
+
+
+def test_kept_frames_older_than_the_decoded_ones_read_back_as_their_blocks_means():
+    rng = np.random.default_rng(0)
+    frames = [rng.integers(0, 256, (8, 12, 3), dtype=np.uint8) for _ in range(6)]
+    kept = KeptFrames(count=5, decoded=2, scale=2)
+    for index, frame in enumerate(frames):
+        kept.append(index, frame)
+    assert [index for index, _ in kept] == [1, 2, 3, 4, 5]
+    newest = dict(kept.before(6))
+    assert newest[5] is frames[5] and newest[4] is frames[4]  # the decoded ones, untouched
+    block_means = cv2.resize(frames[1], (6, 4), interpolation=cv2.INTER_AREA)
+    assert newest[1].shape == frames[1].shape
+    assert np.array_equal(newest[1][::2, ::2], block_means) and np.array_equal(newest[1][1::2, 1::2], block_means)
+    assert [len(run) for run in (kept.run_to(5, 3), kept.run_to(3, 3))] == [3, 3]
+    assert kept.run_to(6, 3) is None and kept.run_to(1, 3) is None  # not all kept
 
 
 BOUNCE_A_SECOND_BACK = Path(__file__).resolve().parent / "clips" / "bounce_a_second_back_9101_969.mp4"
