@@ -63,7 +63,8 @@ def frames_to_keep(settings: BacktrackSettings, fps: float, frame_bytes: int, sc
 class KeptFrames:
     """The last frames, oldest first, as (index, BGR) pairs: the newest `decoded` as decoded, older ones
     reduced `scale` times (a block's mean) and given back at full size, each reduced pixel a `scale`×`scale`
-    block: what the detector and the heat map make of them (they reduce by the same blocks) is the same."""
+    block. The detector's colour search and the heat map reduce by the same blocks, so they see those
+    frames as before; only the full-resolution refinement of a blob sees the blocks."""
 
     def __init__(self, count: int, decoded: int, scale: int) -> None:
         self._frames: deque[tuple[int, np.ndarray, tuple[int, int] | None]] = deque(maxlen=count)

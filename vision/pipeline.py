@@ -228,7 +228,7 @@ class LaunchJudge:
         self._hand = HandWatch()
         self._shadow = ShadowWatch()
         # the last frames (index, BGR) while a launch may be under way, for `_walk_back_if_picked_up_late`
-        # (made at the first frame, whose size sets how many are kept)
+        # (made at the first frame, whose size and the detector's scale set how many are kept, and how)
         self._kept_frames: KeptFrames | None = None
         self._reset_track()
         self._last_frame = -1
