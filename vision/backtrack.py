@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import math
 from collections import deque
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import cv2
@@ -85,9 +85,6 @@ class KeptFrames:
 
     def __len__(self) -> int:
         return len(self._frames)
-
-    def __iter__(self) -> Iterator[tuple[int, np.ndarray]]:
-        return (self._pair(item) for item in list(self._frames))
 
     def before(self, frame_index: int) -> _FullSize:
         """The kept frames older than `frame_index`, oldest first, each brought to full size as it is read."""

@@ -1275,7 +1275,7 @@ class LaunchJudge:
     def _keep_frame(self, frame_index: int, frame_bgr: np.ndarray) -> None:
         """Keep the frame for a walk back while a launch may be under way; forget the kept ones otherwise."""
         if self._kept_frames is None:
-            scale = self.detector.scale if self.detector is not None else 1
+            scale = self.detector.scale
             count, decoded = frames_to_keep(self.config.backtrack, self.fps, frame_bgr.nbytes, scale)
             self._kept_frames = KeptFrames(count, decoded, scale)
         if self.state in ("waiting", "in_hand", "in_flight"):
