@@ -26,6 +26,10 @@ MM_PER_INCH = 25.4
 A4_MM = (210.0, 297.0)
 
 
+# the largest magnified frame `detect_rig_markers` searches (1920×1080 ×2, 1280×720 ×3, 640×480 ×4)
+MAX_MAGNIFIED_PX = 9.0e6
+
+
 def aruco_dictionary(name: str) -> cv2.aruco.Dictionary:
     """The predefined ArUco dictionary called `name` (e.g. 'DICT_4X4_50')."""
     if not name.startswith("DICT_") or not hasattr(cv2.aruco, name):
@@ -77,12 +81,20 @@ def detect_markers(frame_bgr: np.ndarray, dictionary_name: str, refine_edges: bo
     return found
 
 
-def detect_rig_markers(frame_bgr: np.ndarray, dictionary_name: str, wanted_ids: set[int]) -> dict[int, np.ndarray]:
-    """`detect_markers`, then a magnified second search when some wanted markers were not found (small ones)."""
+def detect_rig_markers(frame_bgr: np.ndarray, dictionary_name: str, wanted_ids: set[int],
+                       max_magnified_px: float = MAX_MAGNIFIED_PX) -> dict[int, np.ndarray]:
+    """`detect_markers`, then magnified searches (×2, ×3, ×4) while some wanted markers are still missing
+    (small ones: a box marker 10 px wide at 640×480 may be read only ×3 or ×4); beyond ×2 only while the
+    magnified frame holds at most `max_magnified_px` pixels, and only wanted markers are taken: those
+    searches are for markers known to be there, not for what else the frame holds."""
     found = detect_markers(frame_bgr, dictionary_name)
-    if wanted_ids - set(found):
-        for marker_id, quad in detect_markers(frame_bgr, dictionary_name, upscale=2).items():
-            found.setdefault(marker_id, quad)
+    height, width = frame_bgr.shape[:2]
+    for upscale in (2, 3, 4):
+        if not wanted_ids - set(found) or (upscale > 2 and width * height * upscale * upscale > max_magnified_px):
+            break
+        for marker_id, quad in detect_markers(frame_bgr, dictionary_name, upscale=upscale).items():
+            if upscale == 2 or marker_id in wanted_ids:
+                found.setdefault(marker_id, quad)
     return found
 
 

@@ -23,7 +23,7 @@ from calibration.box_outline import BoxOutlineConfig, BoxOutlineError, find_box_
 from calibration.geometry import BoxPose
 from calibration.markers import detect_markers
 from calibration.rig import Rig
-from calibration.solve import Calibration, CalibrationError, calibrate_frame
+from calibration.solve import Calibration, CalibrationError, calibrate_frame, find_rig_markers
 
 #: median drift (px) of the table markers from their predicted corners that means "the camera moved"
 CAMERA_DRIFT_PX = 1.0
@@ -252,7 +252,7 @@ class CalibrationTracker:
 
         Raises `CalibrationError` when no box marker is visible.
         """
-        found = detect_markers(frame_bgr, self.rig.aruco_dictionary)
+        found = find_rig_markers(frame_bgr, self.rig)  # magnified where small, as at the first calibration
         box_ids = [m.id for m in self.rig.box.markers]
         if not any(i in found for i in box_ids):
             if self._calibration.box_pose_source != "outline":

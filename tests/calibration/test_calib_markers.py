@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import cv2
 import numpy as np
 import pytest
 
-from calibration.markers import detect_markers, png_dpi, render_marker_sheets, write_marker_sheet
+from calibration.markers import detect_markers, detect_rig_markers, png_dpi, render_marker_sheets, write_marker_sheet
+from calibration.solve import calibrate_frame
+from calibration.truth import load_label
 
 
 def test_corners_are_subpixel_accurate_in_aruco_order(oblique, rig):
@@ -52,3 +55,45 @@ def test_png_sheet_states_its_dpi_and_pdf_has_true_page_size(rig, tmp_path):
 def test_sheet_refuses_other_formats(rig, tmp_path):
     with pytest.raises(ValueError, match=".pdf or .png"):
         write_marker_sheet(rig, tmp_path / "sheet.jpg")
+
+
+SMALL_BOX_MARKERS = Path(__file__).parent / "clips" / "small_box_markers_9101_204"
+
+
+def _small_box_markers_frame():
+    """A 640×480 generated frame whose box markers (16 px wide, blurred) the plain and ×2 searches miss,
+    and the label's projection of box marker 4's corners into it."""
+    label = load_label(SMALL_BOX_MARKERS.with_suffix(".json"))
+    frame = cv2.imread(str(SMALL_BOX_MARKERS.with_suffix(".png")))
+    marker = next(m for m in label.scene.box.markers if m.id == 4)
+    corners_mm = np.asarray(marker.corners_mm, dtype=np.float64)
+    on_table = label.box_pose_at(0).box_to_table(corners_mm)
+    expected = label.camera.project(np.column_stack([on_table, np.full(4, marker.z_mm)]))
+    return label, frame, expected
+
+
+def test_a_box_marker_readable_only_magnified_three_times_is_read_where_it_is():
+    label, frame, expected = _small_box_markers_frame()
+    dictionary = label.scene.aruco_dictionary
+    assert 4 not in detect_markers(frame, dictionary) and 4 not in detect_markers(frame, dictionary, upscale=2)
+    wanted = {m.id for m in label.scene.table_markers} | {m.id for m in label.scene.box.markers}
+    found = detect_rig_markers(frame, dictionary, wanted)
+    assert 4 in found
+    assert float(np.abs(found[4] - expected).max()) < 1.0
+
+
+def test_magnified_searches_stop_at_the_pixel_budget():
+    label, frame, _ = _small_box_markers_frame()
+    wanted = {m.id for m in label.scene.table_markers} | {m.id for m in label.scene.box.markers}
+    height, width = frame.shape[:2]
+    found = detect_rig_markers(frame, label.scene.aruco_dictionary, wanted, max_magnified_px=4 * width * height)
+    assert 4 not in found and {m.id for m in label.scene.table_markers} <= set(found)
+
+
+def test_small_box_markers_read_magnified_place_the_box_as_its_label_does():
+    label, frame, _ = _small_box_markers_frame()
+    calibration = calibrate_frame(frame, label.scene)
+    first = label.box_pose_at(0)
+    assert calibration.box_pose_source == "markers"
+    assert float(np.hypot(*np.subtract(calibration.box_pose.translation_mm, first.translation_mm))) < 3.0
+    assert abs((calibration.box_pose.yaw_deg - first.yaw_deg + 180.0) % 360.0 - 180.0) < 1.0
