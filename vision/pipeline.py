@@ -1657,7 +1657,11 @@ class LaunchJudge:
         It was seen free of any hand (with the flight dropped at a put-down, `_hold_again`) at least
         `_launch_reach_px` from where it lies still, past the herd line: a launch whose throw the
         judge missed (the hand not seen, or taken for one at the rest). Held in a hand at the end of the
-        footage counts too (`ended`)."""
+        footage counts too (`ended`), and then, while no launch has been judged, on either side of the
+        line: before the end a meteor set down on the launcher's side may yet be thrown, but at the end no
+        throw comes, and a launch that fell short (or left the picture there, the arm taken for the hand)
+        ended on that side. After a judged launch, a thing moved to the launcher's side and held there when
+        the footage ends is the meteor carried back, or a hand the tracker followed, not a second launch."""
         if len(self._frames) < 2 or not self._is_still(min(len(self._frames) - 2, self._hold_frames())):
             return None
         last = len(self._frames) - 1
@@ -1665,7 +1669,8 @@ class LaunchJudge:
         free = self._free_sightings(with_put_down=True)
         far = max(free, key=lambda sighting: math.hypot(sighting[1] - x, sighting[2] - y), default=None)
         travel_px = 0.0 if far is None else math.hypot(far[1] - x, far[2] - y)
-        if far is None or travel_px < self._launch_reach_px() or not self._past_herd_line(x, y):
+        fell_short = ended and not self.verdicts  # see the docstring
+        if far is None or travel_px < self._launch_reach_px() or not (fell_short or self._past_herd_line(x, y)):
             return None
         frames, px, _flags = self._with_put_down()
         return unjudged.stopped_in_hand(travel_px / self._px_per_mm, far[0], self._still_since(frames, px), ended)

@@ -221,11 +221,15 @@ def test_a_meteor_lying_in_the_box_while_the_tracker_holds_something_else_is_jud
     the launcher's hand to the end of the clip and never sees the launch. The meteor lying in the box,
     far from what is held, is judged as a launch not seen, disputed, in the label's space; afterwards
     the blob where that launch was judged at rest is not taken for a second launch. With the search
-    blinded no launch is judged at all."""
+    blinded the meteor in the box is never found: only what is held, seen moving before, is judged
+    where it stops when the footage ends, disputed for that."""
     label = load_label(HELD_ELSEWHERE.with_suffix(".json"))
     with hue_test_only():  # with the table-hue test the tracker follows the meteor's flight
         result = judge_labelled(HELD_ELSEWHERE, label)
     assert [verdict.region for verdict in result.verdicts] == [label.region] == ["velociraptor"]
     assert any("its launch was not seen" in reason for reason in result.verdicts[0].dispute_reasons)
     with hue_test_only():
-        assert judge_labelled(HELD_ELSEWHERE, label, judge=_judge_with_the_box_search_blind(label)).verdicts == []
+        blinded = judge_labelled(HELD_ELSEWHERE, label, judge=_judge_with_the_box_search_blind(label)).verdicts
+    assert [verdict.region for verdict in blinded] == ["outside"]
+    assert blinded[0].disputed and any(reason.endswith("until the video ended; judged as if it came to rest there")
+                                       for reason in blinded[0].dispute_reasons)

@@ -181,6 +181,41 @@ def test_the_footage_ending_while_a_still_meteor_is_held_is_a_warning(judge, pla
     assert "on the launcher's side of the herd line" in message
 
 
+def _stops_short_until_the_end(judge, first_frame: int):
+    """Seen moving free of any hand towards the herd line for 20 frames from `first_frame`, then still and
+    taken for held on the launcher's side of it for 14 frames, when the footage ends: its events."""
+    label = load_label(LABEL)
+    release_mm = np.asarray(label.release.table_mm, dtype=float)
+    away = release_mm - np.asarray(label.rest.table_mm, dtype=float)
+    start_mm = release_mm + 250.0 * away / np.linalg.norm(away)  # farther behind the line, away from the box
+    start, stop = _pixel(start_mm), _pixel(release_mm)
+    _track(judge, _line(start, stop, 20) + [stop] * 14, [SEEN] * 20 + [HAND] * 14, first_frame)
+    return _footage_ends_while_held(judge, stop, last_frame=first_frame + 33)
+
+
+def test_the_footage_ending_on_a_launch_that_stopped_short_of_the_herd_line_judges_it_disputed(judge):
+    """A launch that fell short ended on the launcher's side: taken for held there when the footage ends,
+    it is judged as if it came to rest there, disputed, void (before the end, a meteor set down there may
+    yet be thrown, see above)."""
+    events = _stops_short_until_the_end(judge, first_frame=100)
+    assert [event.kind for event in events if event.kind == "verdict"] == ["verdict"]
+    [verdict] = judge.verdicts
+    assert verdict.disputed and verdict.outcome == "void" and verdict.region == "outside"
+    assert any(r.startswith("never seen leaving the launcher's hand: seen moving ") and
+               r.endswith("until the video ended; judged as if it came to rest there") for r in verdict.dispute_reasons)
+
+
+def test_after_a_judged_launch_a_thing_held_short_of_the_herd_line_at_the_end_is_a_warning(judge):
+    """After a judged launch, what is moved to the launcher's side and held there when the footage ends is
+    the meteor carried back (or a hand the tracker followed), not a second launch."""
+    _stops_short_until_the_end(judge, first_frame=100)
+    judge._reset_track()
+    events = _stops_short_until_the_end(judge, first_frame=300)
+    assert len(judge.verdicts) == 1
+    assert [event.kind for event in events] == ["warning"]
+    assert events[0].message.startswith("the video ended while the judge took the meteor for held in a hand")
+
+
 def test_the_footage_ending_while_a_meteor_taken_for_held_lies_still_in_the_box_judges_it_landed(judge, places):
     """Nobody holds the meteor still in the box: taken for held there (the touch ring seeing the box's own
     change round it) when the footage ends, after coming from outside the box, it landed there."""
