@@ -1669,8 +1669,10 @@ class LaunchJudge:
         free = self._free_sightings(with_put_down=True)
         far = max(free, key=lambda sighting: math.hypot(sighting[1] - x, sighting[2] - y), default=None)
         travel_px = 0.0 if far is None else math.hypot(far[1] - x, far[2] - y)
-        fell_short = ended and not self.verdicts  # see the docstring
-        if far is None or travel_px < self._launch_reach_px() or not (fell_short or self._past_herd_line(x, y)):
+        may_have_fallen_short = ended and not self.verdicts  # see the docstring
+        if far is None or travel_px < self._launch_reach_px():
+            return None
+        if not (may_have_fallen_short or self._past_herd_line(x, y)):
             return None
         frames, px, _flags = self._with_put_down()
         return unjudged.stopped_in_hand(travel_px / self._px_per_mm, far[0], self._still_since(frames, px), ended)
