@@ -7,6 +7,7 @@ from pathlib import Path
 import cv2
 import numpy as np
 import pytest
+from label_pose import box_pose_errors
 
 import calibration.solve as solve
 from calibration.box_outline import BoxOutlineConfig, BoxOutlineMatcher
@@ -28,14 +29,6 @@ def _clip(name: str, folder: Path = SAMPLES):
     return label, still_frame(folder / f"{name}.mp4")
 
 
-def _pose_errors(calibration, label) -> tuple[float, float]:
-    """Against where the box stood at the start (the still frame is made of the first frames)."""
-    first = label.box_pose_at(0)
-    yaw = abs((calibration.box_pose.yaw_deg - first.yaw_deg + 180.0) % 360.0 - 180.0)
-    shift = float(np.hypot(*np.subtract(calibration.box_pose.translation_mm, first.translation_mm)))
-    return shift, yaw
-
-
 @pytest.mark.parametrize("name", ["clip_007", "clip_022", "clip_026"])
 def test_a_box_whose_markers_are_too_small_to_read_is_found_from_its_outline(name):
     """7–13 px box markers: none is read, the table markers give the camera, the outline the box."""
@@ -43,7 +36,7 @@ def test_a_box_whose_markers_are_too_small_to_read_is_found_from_its_outline(nam
     rig = label.scene
     assert not {m.id for m in rig.box.markers} & set(find_rig_markers(frame, rig))
     calibration = calibrate_frame(frame, rig, find_herd=False)
-    shift, yaw = _pose_errors(calibration, label)
+    shift, yaw = box_pose_errors(calibration, label)
     outline = calibration.quality.box_outline
     assert calibration.box_pose_source == "outline" and outline is not None
     assert shift < TRANSLATION_TOLERANCE_MM and yaw < YAW_TOLERANCE_DEG, (shift, yaw)
@@ -85,7 +78,7 @@ def test_with_the_box_painted_out_the_box_pose_is_unknown_and_says_so():
 def test_readable_box_markers_still_give_the_box_pose():
     label, frame = _clip("clip_000")
     calibration = calibrate_frame(frame, label.scene, find_herd=False)
-    shift, yaw = _pose_errors(calibration, label)
+    shift, yaw = box_pose_errors(calibration, label)
     assert calibration.box_pose_source == "markers" and calibration.quality.box_outline is None
     assert shift < 1.0 and yaw < 0.2
 
@@ -99,7 +92,7 @@ def test_box_markers_left_out_a_faint_outline_still_gives_the_box_pose():
     box_ids = {m.id for m in rig.box.markers}
     table_only = {i: quad for i, quad in find_rig_markers(frame, rig).items() if i not in box_ids}
     calibration = calibrate_frame(frame, rig, detections=table_only, find_herd=False)
-    shift, yaw = _pose_errors(calibration, label)
+    shift, yaw = box_pose_errors(calibration, label)
     assert calibration.box_pose_source == "outline" and calibration.quality.box_outline.sure
     assert shift < TRANSLATION_TOLERANCE_MM and yaw < YAW_TOLERANCE_DEG, (shift, yaw)
 
@@ -113,7 +106,7 @@ def test_a_searched_outline_is_settled_where_its_rim_is_one_colour(monkeypatch):
     Settled where edges and the rim's one colour agree best, the box is found; left unsettled, it is not."""
     label, frame = _clip("outline_slips_off_rim_9101_708", CLIPS)
     calibration = calibrate_frame(frame, label.scene, find_herd=False)
-    shift, yaw = _pose_errors(calibration, label)
+    shift, yaw = box_pose_errors(calibration, label)
     assert calibration.box_pose_source == "outline"
     assert shift < TRANSLATION_TOLERANCE_MM and yaw < YAW_TOLERANCE_DEG, (shift, yaw)
     monkeypatch.setattr(BoxOutlineMatcher, "settle", lambda _matcher, _camera, pose, *_scan: pose)
@@ -129,7 +122,7 @@ def test_with_the_focal_length_loose_the_outline_is_sought_where_the_picture_sho
     length and the box is not found."""
     label, frame = _clip("loose_focal_outline_9101_511", CLIPS)
     calibration = calibrate_frame(frame, label.scene, find_herd=False)
-    shift, yaw = _pose_errors(calibration, label)
+    shift, yaw = box_pose_errors(calibration, label)
     assert calibration.box_pose_source == "outline"
     assert shift < TRANSLATION_TOLERANCE_MM and yaw < YAW_TOLERANCE_DEG, (shift, yaw)
     monkeypatch.setattr(solve, "_table_pose_onto_rim", lambda pose, *_args: pose)
@@ -148,7 +141,7 @@ def test_on_a_patterned_table_each_coarse_candidate_is_moved_to_its_best_merit_n
     label, frame = _clip("patterned_table_outline_9101_008", CLIPS)
     assert not {m.id for m in label.scene.box.markers} & set(find_rig_markers(frame, label.scene))
     calibration = calibrate_frame(frame, label.scene, find_herd=False)
-    shift, yaw = _pose_errors(calibration, label)
+    shift, yaw = box_pose_errors(calibration, label)
     assert calibration.box_pose_source == "outline"
     assert shift < TRANSLATION_TOLERANCE_MM and yaw < YAW_TOLERANCE_DEG, (shift, yaw)
     narrow = BoxOutlineConfig(widen_reach_mm=0.0)
