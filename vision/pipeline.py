@@ -53,6 +53,9 @@ HAND_NEARBY = 0.05
 # box searches in a row (`JudgeConfig.search_every` frames apart) that must find the same meteor lying in
 # the box, far from the one held, before its launch counts as missed
 UNSEEN_LAUNCH_SEARCHES = 3
+# pictures of the box from before a launch kept beside the background as a hold begins: those of the
+# first frames with no launch under way, which a spell that judged nothing leaves in place
+BEFORE_LAUNCH_KEPT = 2
 VANISH_SIGHTINGS = 2  # a held meteor lost within this many sightings of leaving its hold may be flung
 SHADOW_MIN_MOVE_PX = 2.0  # a sighting's shadow is measured once the meteor moves this far per frame
 PUSH_GROWTH = 1.1  # a push speeds the held meteor up by more than this factor per frame
@@ -244,6 +247,7 @@ class LaunchJudge:
         self._latest_bgr: np.ndarray | None = None  # the frame being judged (the box is found again at a rest)
         # the pictures as the launch in progress began, the box follower then and its warp (see `_box_before_launch`)
         self._before_launch: tuple[tuple[np.ndarray, ...], BoxFollower | None, np.ndarray | None] | None = None
+        self._before_launch_verdicts = 0  # how many verdicts had been given when those pictures were taken
         self._rest_unseen = False  # at rest where the box search found it lying (`_still_lying_where_judged`)
         self._disturbed: list[tuple[int, tuple[int, int, int, int]]] = []  # (frame, a hand-sized change's box)
         self._uncovered_at: list[tuple[float, float]] = []  # where blobs a hand-sized change uncovered lie
@@ -492,8 +496,11 @@ class LaunchJudge:
 
     def _set_state(self, state: State, frame_index: int, events: list[JudgeEvent], message: str = "") -> None:
         if state != self.state:
-            if state == "waiting":
-                self._before_launch = None  # the picture at the first frame of waiting is taken (`_advance_state`)
+            if state == "waiting" and len(self.verdicts) > self._before_launch_verdicts:
+                # after a verdict, the picture at the first frame of waiting is taken (`_advance_state`); after
+                # a spell that judged nothing (a hand, a card, a meteor the tracker lost), the pictures from
+                # before it stay: the meteor of a launch the tracker never saw may lie in the box by now
+                self._before_launch = None
             self.state = state
             events.append(JudgeEvent("state", frame_index, message or state))
             # unseen in flight, the meteor flies free; unseen in a hand, the hand may still push it
@@ -818,14 +825,14 @@ class LaunchJudge:
         cfg = self.config
         rest_frames = max(3, int(round(cfg.rest_seconds * self.fps)))
         if self.state == "waiting":
-            if self._before_launch is None:
-                self._remember_before_launch(frame_bgr.copy())
+            if self._before_launch is None or self._before_launch[1] is not self._box_follower:
+                self._remember_before_launch(frame_bgr.copy())  # none yet, or the box was placed anew
             if detection is not None and self.tracker.hits >= 3:
                 self._refresh_box(frame_bgr, frame_index, events)
                 before = self.detector.frozen_full_background()
                 self._hand.begin(before)
                 waiting_began = self._box_before_launch()  # the frame as waiting began, its box moved to now
-                self._remember_before_launch(before, *(waiting_began or ()))
+                self._remember_before_launch(before, *(waiting_began or ())[-BEFORE_LAUNCH_KEPT:])
                 self._set_state("in_hand", frame_index, events, "meteor in hand")
                 self._walk_back_into_hold()
             elif not self.tracker.active and self._frames:
@@ -1055,6 +1062,7 @@ class LaunchJudge:
         self._before_launch = None if background is None else (
             (background, *frames), follower, None if follower is None else follower.warp.copy())
         self._before_launch_moved = None
+        self._before_launch_verdicts = len(self.verdicts)
         self._disturbed = []
         self._uncovered_at = []
 

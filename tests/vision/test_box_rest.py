@@ -233,3 +233,20 @@ def test_a_meteor_lying_in_the_box_while_the_tracker_holds_something_else_is_jud
     assert [verdict.region for verdict in blinded] == ["outside"]
     assert blinded[0].disputed and any(reason.endswith("until the video ended; judged as if it came to rest there")
                                        for reason in blinded[0].dispute_reasons)
+
+
+HELD_SPELL_FIRST = CLIPS / "lying_after_a_held_spell_9101_598.mp4"
+
+
+def test_a_meteor_lying_in_the_box_after_a_spell_that_judged_nothing_is_found():
+    """Seed 9101 clip_598 (1280×720, 60 fps, a near-white meteor on a near-white table): the tracker never
+    follows the launch; it holds something else from before the meteor lands until after it lies still,
+    then drops it and waits. The pictures of the box from before that spell are kept (it judged nothing),
+    so the meteor lying there is new against them: one launch, judged in the label's space, disputed for
+    the launch it did not see. With the search blinded no launch is judged at all."""
+    label = load_label(HELD_SPELL_FIRST.with_suffix(".json"))
+    result = judge_labelled(HELD_SPELL_FIRST, label)
+    assert [verdict.region for verdict in result.verdicts] == [label.region] == ["trex"]
+    assert result.verdicts[0].disputed
+    assert any("launch not seen" in reason for reason in result.verdicts[0].dispute_reasons)
+    assert judge_labelled(HELD_SPELL_FIRST, label, judge=_judge_with_the_box_search_blind(label)).verdicts == []
