@@ -243,6 +243,9 @@ class LaunchJudge:
         self._gone_frames = 0
         self._picked_up_at: int | None = None  # the frame the meteor last left its judged rest
         self._lost_launch: tuple[int, str] | None = None  # (frame, where) a meteor moving as a launch was lost
+        # that launch's track, kept to be judged as lost if its meteor is not found (`_judged_lost_moving`):
+        # (frame lost, the track, why it is disputed)
+        self._lost_moving: tuple[int, LaunchTrack, str] | None = None
         self._box_follower: BoxFollower | None = None
         self._latest_bgr: np.ndarray | None = None  # the frame being judged (the box is found again at a rest)
         # the pictures as the launch in progress began, the box follower then and its warp (see `_box_before_launch`)
@@ -282,7 +285,9 @@ class LaunchJudge:
         """End of stream: decide a launch still in progress (the meteor lost, or never still long enough)."""
         events: list[JudgeEvent] = []
         lying = self._lying_unseen  # a blob lying still in the box up to the last frame
-        if self.state in ("in_hand", "in_flight") and len(lying) >= self._early_rest_frames() and \
+        if self.state == "waiting" and self._judged_lost_moving(self._last_frame, events, ended=True):
+            pass
+        elif self.state in ("in_hand", "in_flight") and len(lying) >= self._early_rest_frames() and \
                 lying[-1][0] == self._last_frame:
             self._judge_lying_unseen(self._last_frame, events, final=True)
         elif self.state == "in_flight" and (self._launch_moved() or self._flight_unseen):
@@ -825,6 +830,8 @@ class LaunchJudge:
         cfg = self.config
         rest_frames = max(3, int(round(cfg.rest_seconds * self.fps)))
         if self.state == "waiting":
+            if self._judged_lost_moving(frame_index, events, ended=False):
+                return
             if self._before_launch is None or self._before_launch[1] is not self._box_follower:
                 self._remember_before_launch(frame_bgr.copy())  # none yet, or the box was placed anew
             if detection is not None and self.tracker.hits >= 3:
@@ -1738,6 +1745,22 @@ class LaunchJudge:
         self._lost_launch = (frame_index, where)
         message = unjudged.lost_in_hand(first_frame, frame_index, travel_px / self._px_per_mm, where)
         events.append(JudgeEvent("warning", frame_index, message))
+        if not self.verdicts:
+            # no launch judged yet: this one, if its meteor is not found, is judged as lost (disputed)
+            doubt = unjudged.judged_lost_in_hand(first_frame, frame_index, travel_px / self._px_per_mm, where)
+            self._lost_moving = (frame_index, self._launch_track(lost=True, final=False), doubt)
+
+    def _judged_lost_moving(self, frame_index: int, events: list[JudgeEvent], ended: bool) -> bool:
+        """Judge the launch lost moving in a hand (`_warn_if_lost_moving`), disputed, once nothing is
+        tracked and its meteor was not found lying within `FOUND_AFTER_LOSS_SECONDS`, or the footage
+        ended. Returns whether it was judged."""
+        if self._lost_moving is None or self._frames:
+            return False
+        lost_frame, track, doubt = self._lost_moving
+        if not ended and frame_index - lost_frame <= FOUND_AFTER_LOSS_SECONDS * self.fps:
+            return False
+        self._decide(frame_index, events, lost=True, final=ended, doubt=doubt, track=track)
+        return True
 
     def _found_after_loss(self, frame_index: int) -> str | None:
         """Why a meteor lying still is judged as the launch lost moving just before (`_warn_if_lost_moving`),
@@ -1891,11 +1914,9 @@ class LaunchJudge:
 
     # ------------------------------------------------------------------ the verdict
 
-    def _decide(
-        self, frame_index: int, events: list[JudgeEvent], lost: bool, final: bool = False, doubt: str | None = None
-    ) -> None:
-        """Judge the buffered launch; `doubt`, when given, is why the verdict must be disputed whatever it says."""
-        track = LaunchTrack(
+    def _launch_track(self, lost: bool, final: bool) -> LaunchTrack:
+        """The buffered launch as the analysis reads it."""
+        return LaunchTrack(
             frames=np.asarray(self._frames, dtype=np.int64),
             px=np.asarray(self._px, dtype=np.float64).reshape(-1, 2),
             diameters=np.asarray(self._diam, dtype=np.float64),
@@ -1912,6 +1933,15 @@ class LaunchJudge:
             regained=tuple(self._regained),
             shadow_px=np.asarray(self._shadow_px, dtype=np.float64).reshape(-1, 2),
         )
+
+    def _decide(
+        self, frame_index: int, events: list[JudgeEvent], lost: bool, final: bool = False, doubt: str | None = None,
+        track: LaunchTrack | None = None,
+    ) -> None:
+        """Judge the buffered launch (or `track`, one kept from before); `doubt`, when given, is why the
+        verdict must be disputed whatever it says."""
+        if track is None:
+            track = self._launch_track(lost, final)
         if not lost:
             self._find_box_at_rest(frame_index)
         disputes = []
@@ -1949,6 +1979,7 @@ class LaunchJudge:
         self._rest_unseen = False
         self._put_down = None
         self._lost_launch = None
+        self._lost_moving = None
         self._lost_judged = lost
         if lost:
             self._reset_track()

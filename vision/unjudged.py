@@ -73,6 +73,15 @@ def held_in_box_at_end(stop_frame: int) -> str:
     )
 
 
+def judged_lost_in_hand(first_frame: int, lost_frame: int, travel_mm: float, where: str) -> str:
+    """A disputed verdict's reason: the meteor seen moving as a launch does, never seen leaving a hand,
+    lost and not found again."""
+    return (
+        f"meteor lost at frame {lost_frame}, last seen at {where}, after moving {travel_mm:.0f} mm since "
+        f"frame {first_frame} without being seen leaving a hand: judged as a launch lost there"
+    )
+
+
 def found_after_loss(lost_frame: int, lost_where: str, found_frame: int) -> str:
     """A disputed verdict's reason: the meteor lost moving, then found lying still (its landing unseen)."""
     return (

@@ -71,6 +71,50 @@ def test_a_meteor_seen_flying_free_then_lost_in_a_hand_is_a_warning_naming_the_f
                             "was not judged")
 
 
+def _lost_moving_in_a_hand(judge, places) -> list:
+    """The track of the warning above, lost at frame 200; the events of that frame."""
+    release, rest = places
+    _track(judge, _line(release, rest, 20), [HAND] * 3 + [SEEN] * 17)
+    judge.state = "in_hand"
+    events = []
+    judge._advance_state(_empty_frame(), 200, None, events)
+    return events
+
+
+def test_a_launch_lost_moving_in_a_hand_and_not_found_again_is_judged_lost_once_its_wait_is_over(judge, places):
+    """No meteor is found lying within `FOUND_AFTER_LOSS_SECONDS` of the loss: the launch is judged from the
+    track kept at the warning, as lost and disputed, naming why; not before that wait is over."""
+    _lost_moving_in_a_hand(judge, places)
+    wait_frames = int(pipeline.FOUND_AFTER_LOSS_SECONDS * judge.fps)
+    events = []
+    for frame in range(201, 201 + wait_frames):
+        judge._advance_state(_empty_frame(), frame, None, events)
+    assert not judge.verdicts
+    judge._advance_state(_empty_frame(), 201 + wait_frames, None, events)
+    [verdict] = judge.verdicts
+    assert verdict.disputed and verdict.start_frame == 100 and verdict.rest is None
+    assert any(reason.startswith("meteor lost at frame 200, last seen at ")
+               and reason.endswith("without being seen leaving a hand: judged as a launch lost there")
+               for reason in verdict.dispute_reasons)
+    assert judge.state == "waiting"
+
+
+def test_a_launch_lost_moving_in_a_hand_is_judged_when_the_footage_ends_first(judge, places):
+    _lost_moving_in_a_hand(judge, places)
+    judge._last_frame = 210
+    events = judge.finish()
+    assert len(judge.verdicts) == 1 and judge.verdicts[0].disputed
+    assert [event.frame for event in events if event.kind == "verdict"] == [210]
+
+
+def test_after_a_judged_launch_a_meteor_lost_moving_in_a_hand_is_only_a_warning(judge, places):
+    judge.verdicts.append(object())  # a launch judged before: what follows may be a carry, not a throw
+    events = _lost_moving_in_a_hand(judge, places)
+    assert [event.kind for event in events].count("warning") == 1
+    judge._last_frame = 500
+    assert not [event for event in judge.finish() if event.kind == "verdict"] and len(judge.verdicts) == 1
+
+
 @pytest.mark.parametrize(
     ("case", "moved_px", "flags"),
     [
