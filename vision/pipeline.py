@@ -285,8 +285,8 @@ class LaunchJudge:
         """End of stream: decide a launch still in progress (the meteor lost, or never still long enough)."""
         events: list[JudgeEvent] = []
         lying = self._lying_unseen  # a blob lying still in the box up to the last frame
-        if self.state == "waiting" and self._judged_lost_moving(self._last_frame, events, ended=True):
-            pass
+        if self.state == "waiting":
+            self._judged_lost_moving(self._last_frame, events, ended=True)
         elif self.state in ("in_hand", "in_flight") and len(lying) >= self._early_rest_frames() and \
                 lying[-1][0] == self._last_frame:
             self._judge_lying_unseen(self._last_frame, events, final=True)
@@ -1743,11 +1743,12 @@ class LaunchJudge:
             return
         where = self._where(free[-1][1], free[-1][2])
         self._lost_launch = (frame_index, where)
-        message = unjudged.lost_in_hand(first_frame, frame_index, travel_px / self._px_per_mm, where)
+        travel_mm = travel_px / self._px_per_mm
+        message = unjudged.lost_in_hand(first_frame, frame_index, travel_mm, where)
         events.append(JudgeEvent("warning", frame_index, message))
         if not self.verdicts:
             # no launch judged yet: this one, if its meteor is not found, is judged as lost (disputed)
-            doubt = unjudged.judged_lost_in_hand(first_frame, frame_index, travel_px / self._px_per_mm, where)
+            doubt = unjudged.judged_lost_in_hand(first_frame, frame_index, travel_mm, where)
             self._lost_moving = (frame_index, self._launch_track(lost=True, final=False), doubt)
 
     def _judged_lost_moving(self, frame_index: int, events: list[JudgeEvent], ended: bool) -> bool:
@@ -1759,7 +1760,7 @@ class LaunchJudge:
         lost_frame, track, doubt = self._lost_moving
         if not ended and frame_index - lost_frame <= FOUND_AFTER_LOSS_SECONDS * self.fps:
             return False
-        self._decide(frame_index, events, lost=True, final=ended, doubt=doubt, track=track)
+        self._decide(frame_index, events, lost=True, doubt=doubt, track=track)
         return True
 
     def _found_after_loss(self, frame_index: int) -> str | None:
@@ -1938,8 +1939,8 @@ class LaunchJudge:
         self, frame_index: int, events: list[JudgeEvent], lost: bool, final: bool = False, doubt: str | None = None,
         track: LaunchTrack | None = None,
     ) -> None:
-        """Judge the buffered launch (or `track`, one kept from before); `doubt`, when given, is why the
-        verdict must be disputed whatever it says."""
+        """Judge the buffered launch (or `track`, one kept from before, built with its own `final`); `doubt`,
+        when given, is why the verdict must be disputed whatever it says."""
         if track is None:
             track = self._launch_track(lost, final)
         if not lost:

@@ -31,12 +31,17 @@ def place_words(rig: Rig, calibration, x_px: float, y_px: float) -> str:
     return words
 
 
-def lost_in_hand(first_frame: int, lost_frame: int, travel_mm: float, where: str) -> str:
-    """A meteor seen moving as a launch does, never judged released, lost before it came to rest."""
+def _lost_moving(first_frame: int, lost_frame: int, travel_mm: float, where: str) -> str:
+    """Where and when a meteor seen moving as a launch does, never seen leaving a hand, was lost."""
     return (
         f"meteor lost at frame {lost_frame}, last seen at {where}, after moving {travel_mm:.0f} mm since "
-        f"frame {first_frame} without being seen leaving a hand: if it was launched, that launch was not judged"
+        f"frame {first_frame} without being seen leaving a hand"
     )
+
+
+def lost_in_hand(first_frame: int, lost_frame: int, travel_mm: float, where: str) -> str:
+    """A meteor seen moving as a launch does, never judged released, lost before it came to rest."""
+    return _lost_moving(first_frame, lost_frame, travel_mm, where) + ": if it was launched, that launch was not judged"
 
 
 def still_held_at_end(first_frame: int, where: str) -> str:
@@ -76,10 +81,7 @@ def held_in_box_at_end(stop_frame: int) -> str:
 def judged_lost_in_hand(first_frame: int, lost_frame: int, travel_mm: float, where: str) -> str:
     """A disputed verdict's reason: the meteor seen moving as a launch does, never seen leaving a hand,
     lost and not found again."""
-    return (
-        f"meteor lost at frame {lost_frame}, last seen at {where}, after moving {travel_mm:.0f} mm since "
-        f"frame {first_frame} without being seen leaving a hand: judged as a launch lost there"
-    )
+    return _lost_moving(first_frame, lost_frame, travel_mm, where) + ": judged as a launch lost there"
 
 
 def found_after_loss(lost_frame: int, lost_where: str, found_frame: int) -> str:
