@@ -29,7 +29,7 @@ from calibration.rig import Rig
 from vision import unjudged
 from vision.backtrack import BacktrackSettings, KeptFrames, frames_to_keep, walk_back, walk_into_hold
 from vision.box_follow import BoxFollower
-from vision.box_rest import BoxRestSettings, FloorBlob, new_against_all
+from vision.box_rest import BoxRestSettings, FloorBlob, FloorChanges, new_against_all
 from vision.decision import LaunchDecision
 from vision.detector import FAINT_MIN_SWEEP, Detection, MeteorDetector, streak_area_max_px
 from vision.hand import HandWatch, hand_reach_box
@@ -292,11 +292,11 @@ class LaunchJudge:
             self._judge_lying_unseen(self._last_frame, events, final=True)
         elif self.state == "in_flight" and (self._launch_moved() or self._flight_unseen):
             lost = not self.tracker.active or self.tracker.missed > 0
-            self._decide(self._last_frame, events, lost=lost, final=True)
+            self._decide_unless_lying_in_box(self._last_frame, events, lost=lost, final=True)
         elif self.state == "in_hand" and not self.tracker.active and (
             self._flung_away() or self._vanished_leaving_hold()
         ):
-            self._decide(self._last_frame, events, lost=True, final=True)
+            self._decide_unless_lying_in_box(self._last_frame, events, lost=True, final=True)
         elif self.state == "in_hand" and (
             doubt := self._stopped_after_moving(ended=True) or self._held_in_box_at_end()
         ):
@@ -896,7 +896,7 @@ class LaunchJudge:
                     if frame_index - self._frames[-1] <= cfg.flung_wait_seconds * self.fps:
                         return
                     if thrown or vanished or self._flung_away():
-                        self._decide(frame_index, events, lost=True)
+                        self._decide_unless_lying_in_box(frame_index, events, lost=True)
                         return
                 self._warn_if_lost_moving(frame_index, events)
                 self._reset_track()
@@ -911,7 +911,7 @@ class LaunchJudge:
             if still and self._thrown_from_hold():
                 # held, flung too fast to follow, and now lying still far from the hold: a launch seen
                 # only in pieces, judged (and disputed) rather than never noticed
-                self._decide(frame_index, events, lost=False)
+                self._decide_unless_lying_in_box(frame_index, events, lost=False)
                 return
             if still and self._put_down is not None and (doubt := self._stopped_after_moving(ended=False)):
                 # seen flying, taken for carried into view and put down, and now lying still free of any
@@ -945,7 +945,7 @@ class LaunchJudge:
             self._hand.follow(frame_index, frame_bgr)
             unseen_limit = max(3, int(cfg.lost_seconds * self.fps))
             if self._unseen >= max(2, round(cfg.gone_out_of_view_seconds * self.fps)) and self._slid_out_of_view():
-                self._decide(frame_index, events, lost=True)
+                self._decide_unless_lying_in_box(frame_index, events, lost=True)
                 return
             unseen = self._unseen > 0 or not self.tracker.active
             if unseen and self._judged_lying_in_box(frame_bgr, frame_index, rest_frames, events):
@@ -960,7 +960,7 @@ class LaunchJudge:
                 # to `flung_wait_seconds` past the search's end to come to rest
                 waited = frame_index - self._regain_deadline
                 if waited >= 0 and (not self._lying_unseen or waited >= cfg.flung_wait_seconds * self.fps):
-                    self._decide(frame_index, events, lost=True)
+                    self._decide_unless_lying_in_box(frame_index, events, lost=True)
                 return
             if detection is not None and self._flags[-1] != HAND and self._rest_decided(rest_frames):
                 if not self._thrown_from_hold() and (
@@ -976,7 +976,7 @@ class LaunchJudge:
                     why = "no flight after the release: waiting for the throw"
                     self._hold_again(frame_index, rest_frames, events, why)
                     return
-                self._decide(frame_index, events, lost=False)
+                self._decide_unless_lying_in_box(frame_index, events, lost=False)
             return
         if self.state == "at_rest":
             # wait until the meteor is picked up (moves away) or disappears
@@ -1104,6 +1104,66 @@ class LaunchJudge:
         self._judge_lying_unseen(frame_index, events)
         return True
 
+    def _decide_unless_lying_in_box(self, frame_index: int, events: list[JudgeEvent], lost: bool,
+                                    final: bool = False) -> None:
+        """Judge the launch, unless the meteor lies in the box while the track's last sighting is outside it.
+
+        One meteor cannot lie in two places: a meteor found lying in the box (`_meteor_lying_in_box_now`) is
+        the launch's. A track at rest outside the box holds something else (a card, a hand, a marker's
+        corner) from the last time the tracker found something again, or from where that thing stopped,
+        whichever came first: those sightings are dropped. The launch is then judged by the meteor in the
+        box, as one lost in flight and found lying there; with nothing of the track left, as a launch not
+        seen."""
+        lying = None
+        seen = self._sighting_indices()
+        last_seen = self._px[2 * seen[-1] : 2 * seen[-1] + 2] if seen else None
+        if self.calibration is not None and last_seen and not any(self._over_the_box([last_seen])):
+            lying = self._meteor_lying_in_box_now(frame_index, away_from_track=not lost)
+        if lying is None:
+            self._decide(frame_index, events, lost=lost, final=final)
+            return
+        if not lost:
+            # what the tracker holds at rest, since it stopped or was last found again, is something else
+            start = self._still_since(self._frames, self._px)
+            if self._regained:
+                start = min(start, self._regained[-1][0])
+            if start <= self._frames[0]:
+                self._reset_track()
+            else:
+                self._drop_from(start)
+                self._regained = [(frame, unseen) for frame, unseen in self._regained if frame < start]
+        self.tracker.reset()
+        self._lying_unseen = lying
+        self._judge_lying_unseen(frame_index, events, final=final)
+
+    def _meteor_lying_in_box_now(self, frame_index: int, away_from_track: bool) -> list[tuple[int, FloorBlob]] | None:
+        """A meteor-sized blob lying still on the box floor in the last `UNSEEN_LAUNCH_SEARCHES` frames kept, up
+        to this one: new against the pictures as the launch began, free of any hand in this frame, not the
+        last launch's meteor at its judged rest, and, if `away_from_track`, `LAUNCH_DIAMETERS` or more from
+        the track's last sighting. Its sightings, oldest first, else None."""
+        before = self._box_before_launch()
+        frames = self._kept_frames.run_to(frame_index, UNSEEN_LAUNCH_SEARCHES) if self._kept_frames else None
+        if before is None or frames is None:
+            return None
+        floor_px, diameter = self._box_floor_view()
+        tracked_x, tracked_y = self._px[-2], self._px[-1]
+        far = LAUNCH_DIAMETERS * self._meteor_diameter_px() if away_from_track else 0.0
+        changes = new_against_all(frames[-1], before, floor_px, diameter, self.config.box_rest)
+        away = [blob for blob in changes.blobs if math.hypot(blob.x - tracked_x, blob.y - tracked_y) >= far]
+        candidates = self._landed_blobs(frames[-1], FloorChanges(away, changes.disturbances), diameter)
+        for blob in candidates:
+            sightings = []
+            for frame in frames[:-1]:
+                there = new_against_all(frame, before, floor_px, diameter, self.config.box_rest).blobs
+                seen = [other for other in there if math.hypot(other.x - blob.x, other.y - blob.y) <= 0.25 * diameter]
+                if not seen:
+                    break
+                sightings.append(seen[0])
+            if len(sightings) == len(frames) - 1:
+                first = frame_index - len(sightings)
+                return [(first + i, seen) for i, seen in enumerate([*sightings, blob])]
+        return None
+
     def _lying_in_box_unseen(self, frame_bgr: np.ndarray, frame_index: int) -> bool:
         """Follow a meteor-sized blob lying still on the box floor, changed from the box before the launch
         (`vision/box_rest.py`), while the meteor is lost or not seen at all: `_lying_unseen` holds its
@@ -1115,14 +1175,10 @@ class LaunchJudge:
             self._lying_unseen = []
             return False
         floor_px, diameter = self._box_floor_view()
-        detector = self.detector
         changes = new_against_all(frame_bgr, before, floor_px, diameter, self.config.box_rest)
         recent = frame_index - self.config.box_rest.disturbance_seconds * self.fps
         self._disturbed = [(frame, rect) for frame, rect in self._disturbed if frame >= recent]
-        blobs = [blob for blob in changes.blobs
-                 if not self._at_judged_rest(blob.x, blob.y, diameter)
-                 and not self._uncovered(blob, changes.disturbances, diameter)
-                 and detector.hand_nearby(frame_bgr, blob.x, blob.y, diameter) <= HAND_NEARBY]
+        blobs = self._landed_blobs(frame_bgr, changes, diameter)
         self._disturbed.extend((frame_index, rect) for rect in changes.disturbances)
         lying = self._lying_unseen
         if lying and lying[-1][0] == frame_index - 1:
@@ -1142,6 +1198,14 @@ class LaunchJudge:
             nearest = min(blobs, key=lambda blob: math.hypot(blob.x - last_x, blob.y - last_y))
         self._lying_unseen = [(frame_index, nearest)]
         return True
+
+    def _landed_blobs(self, frame_bgr: np.ndarray, changes: FloorChanges, diameter_px: float) -> list[FloorBlob]:
+        """The blobs new on the box floor that may be a meteor landed there: not the last launch's meteor at its
+        judged rest, not floor a hand uncovered, and free of any hand."""
+        return [blob for blob in changes.blobs
+                if not self._at_judged_rest(blob.x, blob.y, diameter_px)
+                and not self._uncovered(blob, changes.disturbances, diameter_px)
+                and self.detector.hand_nearby(frame_bgr, blob.x, blob.y, diameter_px) <= HAND_NEARBY]
 
     def _uncovered(self, blob: FloorBlob, disturbances: list[tuple[int, int, int, int]], diameter_px: float) -> bool:
         """Whether `blob` was uncovered rather than put there: inside a hand- or arm-sized change of the last

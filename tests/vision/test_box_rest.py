@@ -250,3 +250,21 @@ def test_a_meteor_lying_in_the_box_after_a_spell_that_judged_nothing_is_found():
     assert result.verdicts[0].disputed
     assert any("launch not seen" in reason for reason in result.verdicts[0].dispute_reasons)
     assert judge_labelled(HELD_SPELL_FIRST, label, judge=_judge_with_the_box_search_blind(label)).verdicts == []
+
+
+TRACKED_ELSEWHERE = CLIPS / "track_ends_outside_meteor_in_box_9101_372.mp4"
+
+
+def test_a_track_ending_still_outside_the_box_gives_way_to_the_meteor_lying_in_it():
+    """Seed 9101 clip_372 (1920×1080, 60 fps, a pale grey meteor): the tracker follows the meteor
+    into the box, loses it there, and finds something still far outside the box, which it holds to the end
+    of the footage. The meteor lies in the box, new against the pictures before the launch: one meteor
+    cannot lie in two places, so the launch is judged by it, in the label's space, disputed for what was
+    not seen. With the box search blinded the same launch is judged outside."""
+    label = load_label(TRACKED_ELSEWHERE.with_suffix(".json"))
+    [verdict] = judge_labelled(TRACKED_ELSEWHERE, label).verdicts
+    assert verdict.region == label.region == "triceratops"
+    assert verdict.disputed
+    assert any("found lying in the box" in reason for reason in verdict.dispute_reasons)
+    [blind] = judge_labelled(TRACKED_ELSEWHERE, label, judge=_judge_with_the_box_search_blind(label)).verdicts
+    assert blind.region == "outside"

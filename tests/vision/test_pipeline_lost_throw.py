@@ -201,8 +201,8 @@ def test_a_meteor_put_down_in_a_hand_unseen_by_the_touch_ring_is_held_not_at_res
     judge.tracker.start(float(xs[-1]), 300.0)
     judge.state = "in_flight"
     monkeypatch.setattr(judge, "_hand_nearby", lambda frame, detection: palm)
-    monkeypatch.setattr(judge, "_decide", lambda frame_index, events, lost: judge._set_state("at_rest", frame_index,
-                                                                                           events))
+    monkeypatch.setattr(judge, "_decide", lambda frame_index, events, lost, final=False: judge._set_state(
+        "at_rest", frame_index, events))
     judge._advance_state(_empty_frame(), len(xs), Detection(float(xs[-1]), 300.0, 12.0, 1.0, 113.0), [])
     assert judge.state == state, case
 
