@@ -1151,15 +1151,19 @@ class LaunchJudge:
         changes = new_against_all(frames[-1], before, floor_px, diameter, self.config.box_rest)
         away = [blob for blob in changes.blobs if math.hypot(blob.x - tracked_x, blob.y - tracked_y) >= far]
         candidates = self._landed_blobs(frames[-1], FloorChanges(away, changes.disturbances), diameter)
+        if not candidates:
+            return None
+        # the earlier frames' blobs, found once for every candidate
+        settings = self.config.box_rest
+        earlier = [new_against_all(frame, before, floor_px, diameter, settings).blobs for frame in frames[:-1]]
         for blob in candidates:
             sightings = []
-            for frame in frames[:-1]:
-                there = new_against_all(frame, before, floor_px, diameter, self.config.box_rest).blobs
+            for there in earlier:
                 seen = [other for other in there if math.hypot(other.x - blob.x, other.y - blob.y) <= 0.25 * diameter]
                 if not seen:
                     break
                 sightings.append(seen[0])
-            if len(sightings) == len(frames) - 1:
+            if len(sightings) == len(earlier):
                 first = frame_index - len(sightings)
                 return [(first + i, seen) for i, seen in enumerate([*sightings, blob])]
         return None
