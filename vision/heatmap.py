@@ -111,11 +111,15 @@ def best_peak_px(reduced_bgr: Sequence[np.ndarray], meteor_rgb: tuple[int, int, 
     """The heat map's highest peak over three frames reduced `scale` times (`reduce_frame`, oldest first),
     in full-resolution px (the centre of its reduced pixel), with its probability; None when the map has
     no peak."""
-    found = peaks(heatmap(input_planes(reduced_bgr, meteor_rgb), model), 1)
-    if not found:
-        return None
-    x, y, probability = found[0]
-    return _full_res_px(x, scale), _full_res_px(y, scale), probability
+    found = best_peaks_px(reduced_bgr, meteor_rgb, scale, 1, model)
+    return found[0] if found else None
+
+
+def best_peaks_px(reduced_bgr: Sequence[np.ndarray], meteor_rgb: tuple[int, int, int], scale: int, count: int,
+                  model: str | Path = SHIPPED_MODEL) -> list[tuple[float, float, float]]:
+    """The heat map's `count` highest peaks (`peaks`) as `best_peak_px` gives the highest, highest first."""
+    found = peaks(heatmap(input_planes(reduced_bgr, meteor_rgb), model), count)
+    return [(_full_res_px(x, scale), _full_res_px(y, scale), probability) for x, y, probability in found]
 
 
 def _full_res_px(reduced_px: float, scale: int) -> float:

@@ -33,8 +33,9 @@ from vision.box_rest import BoxRestSettings, FloorBlob, FloorChanges, new_agains
 from vision.decision import LaunchDecision
 from vision.detector import FAINT_MIN_SWEEP, Detection, MeteorDetector, streak_area_max_px
 from vision.hand import HandWatch, hand_reach_box
+from vision.heat_flight import FlyingPeaks, HeatFlightSettings
 from vision.heatmap import FRAMES as HEATMAP_FRAMES
-from vision.heatmap import peak_in_window
+from vision.heatmap import best_peaks_px, peak_in_window, reduce_frame
 from vision.landing import herd_line_in_use, herd_line_signed, outline_signed_mm
 from vision.likeness import shipped_model as likeness_model
 from vision.release import G_MM_S2
@@ -149,6 +150,9 @@ class JudgeConfig:
     use_heatmap: bool = True
     heatmap_min_probability: float = 0.7
     heatmap_reach_diameters: float = 3.0
+    # a meteor unseen in flight is looked for by the learned detector over the whole picture too, taken where
+    # its peaks in frames in a row move as a flight does (`vision.heat_flight`; None: not looked for)
+    heat_flight: HeatFlightSettings | None = field(default_factory=HeatFlightSettings)
     # while the tracker coasts in flight, its acceleration is held to this many g at the picture's largest scale
     coast_max_accel_g: float = 0.5
     follow_box: bool = True  # move the background's picture of the box with a bumped or tapped box
@@ -484,6 +488,7 @@ class LaunchJudge:
         self._flight_unseen = False  # the meteor was found lying in the box, its launch missed
         self._released_at: int | None = None  # the frame the meteor was judged released (the flight's start)
         self._regain_deadline: int | None = None  # lost in flight: the frame the search for it ends
+        self._flying_peaks = FlyingPeaks(self.config.heat_flight)  # the heat map's peaks while a flight is unseen
         self._regained: list[tuple[int, int]] = []  # (frame, frames unseen before) each time it was found again
         self._in_box_elsewhere: tuple[float, float, int] | None = None  # (x, y, searches in a row)
         # the last search for a meteor flying elsewhere: (frame, [(x, y) of each moving blob])
@@ -564,7 +569,16 @@ class LaunchJudge:
                 streak = self._faint_streak(frame_bgr, px, py, gate)
                 if streak is not None and _contains(streak, detection):
                     detection = streak
-        else:
+        if detection is None:
+            # nothing in the gate, or nothing tracked: in flight, the learned detector looks over the whole picture
+            flying = self._heat_flight_found(frame_index)
+            if flying is not None:
+                detection, velocity_px = flying
+                if not (tracker.active and tracker.in_gate(detection.x, detection.y)):
+                    tracker.start(detection.x, detection.y, velocity_px)
+                    started = True
+                    self._note_regained(frame_index)
+        if not tracker.active and detection is None:
             # nothing tracked: the whole frame is searched when something changed since the last
             # fruitless search (a strided sample tells), and every `search_every` frames anyway
             candidates = []
@@ -701,6 +715,32 @@ class LaunchJudge:
         if math.hypot(peak[0] - x, peak[1] - y) > min(reach_px, self.config.heatmap_reach_diameters * diameter):
             return None
         return Detection(peak[0], peak[1], diameter, 1.0, self.meteor_disc_area_px(), partial=True)
+
+    def _heat_flight_found(self, frame_index: int) -> tuple[Detection, tuple[float, float]] | None:
+        """The meteor unseen in flight, where the learned detector's peaks over the whole picture in this
+        frame and the two before move as a flight does (`vision.heat_flight`), with its image velocity (px
+        per frame)."""
+        settings = self.config.heat_flight
+        looked_for = self.state == "in_flight" and self.config.use_heatmap and settings is not None
+        frames = self._kept_run_to(frame_index) if looked_for else None
+        if frames is None or self.detector is None:
+            self._flying_peaks.clear()
+            return None
+        scale = self.detector.scale
+        reduced = [reduce_frame(frame, scale) for frame in frames]
+        self._flying_peaks.add(frame_index, best_peaks_px(reduced, self.detector.meteor_rgb, scale,
+                                                          settings.peaks_per_frame))
+        diameter = self._meteor_diameter_px()
+        flight = self._flying_peaks.flight(diameter)
+        if flight is None:
+            return None
+        self._flying_peaks.clear()
+        x, y, vx, vy = flight
+        # its centre finer than a reduced pixel, from the heat map in a window round it
+        detection = self._heat_near(frame_index, x, y, diameter)
+        if detection is None:
+            detection = Detection(x, y, diameter, 1.0, self.meteor_disc_area_px(), partial=True)
+        return detection, (vx, vy)
 
     def _kept_run_to(self, frame_index: int) -> list[np.ndarray] | None:
         """The kept frames `frame_index` - `vision.heatmap.FRAMES` + 1 to `frame_index`, oldest first (what the

@@ -73,9 +73,11 @@ class KalmanTracker:
         self.missed = 0
         self.hits = 0
 
-    def start(self, x: float, y: float) -> None:
-        self.x = [float(x), float(y), 0.0, 0.0, 0.0, 0.0]
-        self._p = (4.0, 0.0, 0.0, 400.0, 0.0, 25.0)
+    def start(self, x: float, y: float, velocity_px: tuple[float, float] | None = None) -> None:
+        """Follow from (x, y), its image velocity (px per frame) unknown, or `velocity_px` when measured."""
+        vx, vy = velocity_px or (0.0, 0.0)
+        self.x = [float(x), float(y), float(vx), float(vy), 0.0, 0.0]
+        self._p = (4.0, 0.0, 0.0, 400.0 if velocity_px is None else 100.0, 0.0, 25.0)
         self.missed = 0
         self.hits = 1
         self._last_sighting = (float(x), float(y))

@@ -38,6 +38,7 @@ def without_heatmap() -> Iterator[None]:
     chosen to show a mechanism that the heat map now spares it."""
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(pipeline, "peak_in_window", lambda *_args, **_kwargs: None)
+        patch.setattr(pipeline, "best_peaks_px", lambda *_args, **_kwargs: [])
         yield
 
 

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from launch_inputs import judge_labelled, without_heatmap
 
+import vision.pipeline as pipeline
 from calibration.truth import load_label
 from vision.track_check import check_clip
 
@@ -39,3 +40,25 @@ def test_a_track_started_while_waiting_is_kept_by_the_heat_map_and_its_launch_fo
     [verdict] = result.verdicts
     assert verdict.outcome == label.outcome == "void"
     assert verdict.disputed  # its release was never seen
+
+
+# seed 9701 clip_143 (640×480, 60 fps, a pale grey meteor on a pale table): the colour test loses the
+# meteor as it leaves the hand and finds it again only lying in the box
+FOUND_FLYING = Path(__file__).resolve().parent / "clips" / "flight_found_by_heat_map_9701_143.json"
+
+
+def test_a_flight_the_colour_test_lost_is_found_again_by_the_heat_map_over_the_whole_picture():
+    """The learned detector's peaks over the whole picture move as a flight does: the track is taken up
+    again in flight, and the launch is judged as labelled (the bounce before the box seen, released behind
+    the line, in its water space). Without that search the flight goes unseen and the launch is judged
+    as first found in the box, void."""
+    label = load_label(FOUND_FLYING)
+    video = FOUND_FLYING.with_suffix(".mp4")
+    [verdict] = judge_labelled(video, label).verdicts
+    assert (verdict.region, verdict.bounces_before_box, verdict.herd_line_ok) == (label.region, 1, True)
+    assert verdict.region == "water_west"
+    config = pipeline.JudgeConfig(launch_mode=label.launch_mode, heat_flight=None)
+    [unsearched] = judge_labelled(video, label, judge=pipeline.LaunchJudge(label.scene, config=config,
+                                                                          fps=label.fps)).verdicts
+    assert unsearched.outcome == "void"
+    assert any("first found in the box" in reason for reason in unsearched.dispute_reasons)
