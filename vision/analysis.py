@@ -306,6 +306,14 @@ def table_bounces_after_entry(impacts: Iterable[FlightImpact]) -> int:
     return 0
 
 
+def regained_reason(found_frame: int, unseen_frames: int) -> str:
+    """Why a launch whose meteor the tracker lost and found again is disputed, in a player's words."""
+    if unseen_frames <= 0:  # found elsewhere the frame after a sighting: the tracker had followed something else
+        return f"meteor found elsewhere at frame {found_frame}: what was followed before may not have been the meteor"
+    frames = "frame" if unseen_frames == 1 else "frames"
+    return f"meteor lost from view for {unseen_frames} {frames}, found again at frame {found_frame}"
+
+
 def _bracketed_guess(fit_frame: int | None, frames: np.ndarray, throw_start: int, free_start: int) -> int:
     """The sighting to report when the release fit is untrusted: the fit's frame when it lies between
     the throw's start and the first hand-free sighting (the release is known to be there), else the
@@ -420,7 +428,7 @@ def judge_launch(track: LaunchTrack, rig: Rig, calibration, config, frame_index:
         always.append("launch not seen: the meteor was first found in the box, already landed")
     for found_frame, unseen_frames in track.regained:
         # the sightings before the loss may have been of something else the tracker followed (a hand)
-        always.append(f"meteor lost from view for {unseen_frames} frames, found again at frame {found_frame}")
+        always.append(regained_reason(found_frame, unseen_frames))
     if doubt:
         always.append(f"markers missing: {missing}: {doubt}")
     elif missing:

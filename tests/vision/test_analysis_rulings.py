@@ -18,6 +18,7 @@ from vision.analysis import (
     _hand_seen_holding,
     judge_launch,
     possible_rulings,
+    regained_reason,
     ruling_of,
     table_bounces_after_entry,
 )
@@ -293,3 +294,10 @@ def test_a_meteor_lost_over_the_box_floor_is_judged_where_it_was_last_seen_there
     assert verdict.rest is None and verdict.entered_box_frame is not None
     assert (verdict.region, verdict.dinosaur) == (label.region, label.dinosaur) == ("trex", "trex")
     assert verdict.disputed and "meteor lost from view inside the picture" in verdict.dispute_reasons
+
+
+def test_a_meteor_found_again_is_disputed_in_words_that_count_its_unseen_frames():
+    assert regained_reason(62, 3) == "meteor lost from view for 3 frames, found again at frame 62"
+    assert regained_reason(40, 1) == "meteor lost from view for 1 frame, found again at frame 40"
+    # found elsewhere the frame after a sighting: no frame unseen, the tracker had followed something else
+    assert regained_reason(33, 0).startswith("meteor found elsewhere at frame 33: what was followed before")

@@ -102,7 +102,7 @@ def test_a_meteor_lost_leaving_the_hand_is_found_flying_before_the_tracker_gives
     assert len(result.verdicts) == 1
     verdict = result.verdicts[0]
     assert verdict.disputed
-    assert any(reason.startswith("meteor lost from view for 1 frames") for reason in verdict.dispute_reasons)
+    assert any(reason.startswith("meteor lost from view for 1 frame,") for reason in verdict.dispute_reasons)
     assert verdict.region == label.region == "stegosaurus"
     assert math.dist(verdict.rest.table_mm, label.rest.table_mm) < 5.0
     assert verdict.verdict_frame - label.rest.frame <= 0.1 * label.fps
