@@ -6,8 +6,8 @@ test, which missed the meteor already and tends to start on something still (a m
 card, a hand). The heat map (`vision.heatmap`) looks at what the meteor is, not its colour; over the
 whole picture its best peak is on a lost flying meteor in about six frames of ten, and on something
 else (a card, a hand) in most of the rest. A flying meteor moves steadily and far between frames,
-which a card never does and a hand seldom does: three peaks of three frames in a row, each a good
-share of a meteor diameter from the last, with nearly the same step, are taken for the flight.
+which a card never does and a hand seldom does: peaks of four frames in a row, each a good share of
+a meteor diameter from the last, with nearly the same step, are taken for the flight.
 """
 
 from __future__ import annotations
