@@ -718,8 +718,8 @@ class LaunchJudge:
 
     def _heat_flight_found(self, frame_index: int) -> tuple[Detection, tuple[float, float]] | None:
         """The meteor unseen in flight, where the learned detector's peaks over the whole picture in this
-        frame and the two before move as a flight does (`vision.heat_flight`), with its image velocity (px
-        per frame)."""
+        frame and those just before it move as a flight does (`vision.heat_flight`,
+        `HeatFlightSettings.frames_in_a_row`), with its image velocity (px per frame)."""
         settings = self.config.heat_flight
         looked_for = self.state == "in_flight" and self.config.use_heatmap and settings is not None
         frames = self._kept_run_to(frame_index) if looked_for else None
