@@ -714,7 +714,13 @@ class LaunchJudge:
         diameter = self._meteor_diameter_px()
         if math.hypot(peak[0] - x, peak[1] - y) > min(reach_px, self.config.heatmap_reach_diameters * diameter):
             return None
-        return Detection(peak[0], peak[1], diameter, 1.0, self.meteor_disc_area_px(), partial=True)
+        return self._heat_detection(peak[0], peak[1])
+
+    def _heat_detection(self, x: float, y: float) -> Detection:
+        """A sighting of the learned detector at (x, y) (full-res px): the heat map gives no size, so the
+        calibrated meteor's, and its centre is doubtful (`partial`)."""
+        diameter = self._meteor_diameter_px()
+        return Detection(x, y, diameter, 1.0, self.meteor_disc_area_px(), partial=True)
 
     def _heat_flight_found(self, frame_index: int) -> tuple[Detection, tuple[float, float]] | None:
         """The meteor unseen in flight, where the learned detector's peaks over the whole picture in this
@@ -737,9 +743,7 @@ class LaunchJudge:
         self._flying_peaks.clear()
         x, y, vx, vy = flight
         # its centre finer than a reduced pixel, from the heat map in a window round it
-        detection = self._heat_near(frame_index, x, y, diameter)
-        if detection is None:
-            detection = Detection(x, y, diameter, 1.0, self.meteor_disc_area_px(), partial=True)
+        detection = self._heat_near(frame_index, x, y, diameter) or self._heat_detection(x, y)
         return detection, (vx, vy)
 
     def _kept_run_to(self, frame_index: int) -> list[np.ndarray] | None:
