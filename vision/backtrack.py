@@ -33,6 +33,9 @@ class BacktrackSettings:
     max_kept_mb: float = 64.0  # ... as decoded, no more than this memory holds (at 1080p: 10 frames) ...
     reduced_mb: float = 16.0  # ... and older ones reduced to the detector's scale, in this much more
     max_misses: int = 2  # frames in a row without the meteor the walk looks past (one more ends it)
+    # sightings in a row touching the hand that end the walk there (the hold); fewer are a hand following
+    # the flying meteor through, walked past (the earliest touching run found is the hold's end either way)
+    touches_to_stop: int = 3
     gate_diameters: float = 1.5  # a sighting lies within this many meteor diameters of the prediction ...
     gate_travel: float = 0.5  # ... or this share of the travel since the last sighting, whichever is larger
     min_moving: float = 0.5  # share of a colour blob's pixels changed from the background

@@ -1450,24 +1450,35 @@ class LaunchJudge:
         if math.dist(first[1:], second[1:]) < self.config.flying_min_sweep * diameter * (second[0] - first[0]):
             return  # not flying: the gap of a slow or still meteor is no flight's
         ended_at: str | None = None  # what ended the walk at its last sighting: "hand" or "track"
+        touching_run: list[int] = []  # the walk's latest sightings in a row touching the hand (frames) ...
+        touched: set[int] = set()  # ... and all it found touching it
 
         def reached_start(frame_index: int, frame_bgr: np.ndarray, detection: Detection) -> bool:
             nonlocal ended_at
             # (the detector's last colour search was round this sighting: its touch ring reads that frame)
-            if self.detector.touching(detection.x, detection.y, detection.diameter_px) > HAND_TOUCH:
+            touching = self.detector.touching(detection.x, detection.y, detection.diameter_px) > HAND_TOUCH
+            meets_track = any(math.dist((detection.x, detection.y), sighting) <= diameter
+                              for sighting in self._sightings_to_join(before, frame_index))
+            if touching:
+                touching_run.append(frame_index)
+                touched.add(frame_index)
+            else:
+                touching_run.clear()
+            if touching and (meets_track or len(touching_run) >= self.config.backtrack.touches_to_stop):
                 ended_at = "hand"
-            elif any(math.dist((detection.x, detection.y), sighting) <= diameter
-                     for sighting in self._sightings_to_join(before, frame_index)):
+            elif meets_track:
                 ended_at = "track"
             return ended_at is not None
 
         found = walk_back(self.detector, frames, first, second, diameter, reached_start, self.config.backtrack,
                           self._heat_near)
         if found:
-            sightings = [(index, d.x, d.y, d.diameter_px, PARTIAL if d.partial or d.faint else SEEN)
+            # the earliest touching run is where the walk met the hold; a touch after it, a hand following
+            # the meteor through, leaves its centroid rougher
+            held = set(touching_run)
+            sightings = [(index, d.x, d.y, d.diameter_px,
+                          HAND if index in held else PARTIAL if d.partial or d.faint or index in touched else SEEN)
                          for index, d in reversed(found)]
-            if ended_at == "hand":  # the earliest sighting, where the walk met the hand
-                sightings[0] = (*sightings[0][:4], HAND)
             self._insert_before(start, sightings, joined=ended_at == "track")
             self._walked_back_from = found[-1][0]
 

@@ -10,7 +10,9 @@ from launch_inputs import hue_test_only, judge_labelled, judge_launch_inputs, ju
 
 from calibration.truth import load_label
 from vision.analysis import judge_launch
+from vision.backtrack import BacktrackSettings
 from vision.landing import outline_signed_mm
+from vision.pipeline import JudgeConfig, LaunchJudge
 from vision.release import estimate_release, release_spread
 from vision.track import HAND, SEEN
 
@@ -148,9 +150,13 @@ def test_a_push_fit_later_than_the_hand_does_not_contradict_its_clock():
     frame and its window alone calls the release behind the line. The meteor's own fit, a push-group
     fit (late by up to its window's 11 frames, as such fits are), put the release 4 frames later; it
     counted as a disagreement, its wide window was allowed beside the hand's, and a sure call was
-    disputed. A fit known to be late contradicts the hand only by putting the release earlier than it."""
+    disputed. A fit known to be late contradicts the hand only by putting the release earlier than it.
+    The track is the one the walk back gives when it ends at the first touch of the hand: walked past the
+    hand's touches as it now is, the track's own fit is no push fit (see docs/judge.md)."""
     label = load_label(PUSH_FIT_LATE.with_suffix(".json"))
-    track, rig, calibration, config, frame_index = judge_launch_inputs(PUSH_FIT_LATE, label)[0]
+    config = JudgeConfig(launch_mode=label.launch_mode, backtrack=BacktrackSettings(touches_to_stop=1))
+    first_touch_stops = LaunchJudge(label.scene, config=config, fps=label.fps)
+    track, rig, calibration, config, frame_index = judge_launch_inputs(PUSH_FIT_LATE, label, judge=first_touch_stops)[0]
     verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
     assert "hand" in analysis.release.reason_kinds and analysis.release.frame == label.release.frame
     alone = estimate_release(replace(track, hand_direction=None), calibration.camera, rig.meteor.diameter_mm,

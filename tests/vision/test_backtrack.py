@@ -233,3 +233,25 @@ def test_the_walk_back_reaches_a_table_bounce_older_than_the_last_half_second():
     short_reach = LaunchJudge(label.scene, config=config, fps=label.fps)
     [short] = judge_labelled(BOUNCE_A_SECOND_BACK, label, judge=short_reach).verdicts
     assert short.bounces_before_box == 0 and not short.valid
+
+
+HAND_FOLLOWING_THROUGH = Path(__file__).resolve().parent / "clips" / "hand_following_through_9101_141.mp4"
+
+
+def test_the_walk_back_goes_past_a_hand_following_the_meteor_through():
+    """Generated seed 9101 clip_141 (640×480, 30 fps): the meteor leaves the hand at frame 5, bounces on
+    the table at frames 8 and 18 and enters the box at 24, while the tracker holds something else; it
+    first holds the meteor in the box, where the touch ring sees a hand by it at frame 30. The walk back
+    goes past that lone touch (a hold is `touches_to_stop` touches in a row) to the hand at the flight's
+    start: the table bounce is seen and the launch is valid. Stopped at the first touch, as the walk did
+    before, it finds no flight, and the launch is void for want of a bounce."""
+    label = load_label(HAND_FOLLOWING_THROUGH.with_suffix(".json"))
+    [verdict] = judge_labelled(HAND_FOLLOWING_THROUGH, label).verdicts
+    assert verdict.bounces_before_box >= 1 and verdict.valid
+    assert verdict.outcome == label.outcome and verdict.region == label.region
+    assert abs(verdict.release.frame - label.release.frame) <= 4
+
+    config = JudgeConfig(launch_mode=label.launch_mode, backtrack=BacktrackSettings(touches_to_stop=1))
+    first_touch_stops = LaunchJudge(label.scene, config=config, fps=label.fps)
+    [stopped] = judge_labelled(HAND_FOLLOWING_THROUGH, label, judge=first_touch_stops).verdicts
+    assert stopped.bounces_before_box == 0 and not stopped.valid
