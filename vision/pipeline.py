@@ -1473,12 +1473,11 @@ class LaunchJudge:
         found = walk_back(self.detector, frames, first, second, diameter, reached_start, self.config.backtrack,
                           self._heat_near)
         if found:
-            # the earliest touching run is where the walk met the hold; a touch after it, a hand following
-            # the meteor through, leaves its centroid rougher
+            # the earliest touching run is where the walk met the hold; a touch after it is a hand following
+            # the meteor through, whose fingers pull the sighting's centroid off the meteor: left out
             held = set(touching_run)
-            sightings = [(index, d.x, d.y, d.diameter_px,
-                          HAND if index in held else PARTIAL if d.partial or d.faint or index in touched else SEEN)
-                         for index, d in reversed(found)]
+            sightings = [(index, d.x, d.y, d.diameter_px, HAND if index in held else PARTIAL if d.partial or d.faint
+                          else SEEN) for index, d in reversed(found) if index in held or index not in touched]
             self._insert_before(start, sightings, joined=ended_at == "track")
             self._walked_back_from = found[-1][0]
 
