@@ -89,6 +89,13 @@ def judge_without_walk_back(label) -> pipeline.LaunchJudge:
     return pipeline.LaunchJudge(label.scene, config=config, fps=label.fps)
 
 
+def judge_stopping_at_the_first_touch(label) -> pipeline.LaunchJudge:
+    """A judge for `label`'s clip whose walk back ends at the first sighting touching the hand, as it did
+    before a hand following the meteor through was walked past (`BacktrackSettings.touches_to_stop`)."""
+    config = pipeline.JudgeConfig(launch_mode=label.launch_mode, backtrack=BacktrackSettings(touches_to_stop=1))
+    return pipeline.LaunchJudge(label.scene, config=config, fps=label.fps)
+
+
 def judge_launch_inputs(video: Path, label, **options) -> list[tuple]:
     """Run the judge on `video` with its label's scene and launch mode (`options` as `run_judge`'s); every
     `judge_launch` call's arguments (track, rig, calibration, config, frame_index), in order."""

@@ -6,13 +6,18 @@ from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
-from launch_inputs import hue_test_only, judge_labelled, judge_launch_inputs, judge_without_walk_back, without_heatmap
+from launch_inputs import (
+    hue_test_only,
+    judge_labelled,
+    judge_launch_inputs,
+    judge_stopping_at_the_first_touch,
+    judge_without_walk_back,
+    without_heatmap,
+)
 
 from calibration.truth import load_label
 from vision.analysis import judge_launch
-from vision.backtrack import BacktrackSettings
 from vision.landing import outline_signed_mm
-from vision.pipeline import JudgeConfig, LaunchJudge
 from vision.release import estimate_release, release_spread
 from vision.track import HAND, SEEN
 
@@ -154,9 +159,8 @@ def test_a_push_fit_later_than_the_hand_does_not_contradict_its_clock():
     The track is the one the walk back gives when it ends at the first touch of the hand: walked past the
     hand's touches as it now is, the track's own fit is no push fit (see docs/judge.md)."""
     label = load_label(PUSH_FIT_LATE.with_suffix(".json"))
-    config = JudgeConfig(launch_mode=label.launch_mode, backtrack=BacktrackSettings(touches_to_stop=1))
-    first_touch_stops = LaunchJudge(label.scene, config=config, fps=label.fps)
-    track, rig, calibration, config, frame_index = judge_launch_inputs(PUSH_FIT_LATE, label, judge=first_touch_stops)[0]
+    track, rig, calibration, config, frame_index = judge_launch_inputs(
+        PUSH_FIT_LATE, label, judge=judge_stopping_at_the_first_touch(label))[0]
     verdict, analysis = judge_launch(track, rig, calibration, config, frame_index)
     assert "hand" in analysis.release.reason_kinds and analysis.release.frame == label.release.frame
     alone = estimate_release(replace(track, hand_direction=None), calibration.camera, rig.meteor.diameter_mm,

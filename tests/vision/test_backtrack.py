@@ -14,7 +14,13 @@ from pathlib import Path
 
 import cv2
 import numpy as np
-from launch_inputs import judge_labelled, judge_launch_inputs, judge_without_walk_back, without_heatmap
+from launch_inputs import (
+    judge_labelled,
+    judge_launch_inputs,
+    judge_stopping_at_the_first_touch,
+    judge_without_walk_back,
+    without_heatmap,
+)
 
 from calibration.truth import load_label
 from calibration.truth_path import centres_px, known_centres_mm
@@ -251,7 +257,5 @@ def test_the_walk_back_goes_past_a_hand_following_the_meteor_through():
     assert verdict.outcome == label.outcome and verdict.region == label.region
     assert abs(verdict.release.frame - label.release.frame) <= 4
 
-    config = JudgeConfig(launch_mode=label.launch_mode, backtrack=BacktrackSettings(touches_to_stop=1))
-    first_touch_stops = LaunchJudge(label.scene, config=config, fps=label.fps)
-    [stopped] = judge_labelled(HAND_FOLLOWING_THROUGH, label, judge=first_touch_stops).verdicts
+    [stopped] = judge_labelled(HAND_FOLLOWING_THROUGH, label, judge=judge_stopping_at_the_first_touch(label)).verdicts
     assert stopped.bounces_before_box == 0 and not stopped.valid
