@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import cv2
@@ -11,7 +12,7 @@ from label_pose import box_pose_errors
 
 import calibration.solve as solve
 from calibration.box_outline import BoxOutlineConfig, BoxOutlineMatcher
-from calibration.evaluate import still_frame
+from calibration.evaluate import evaluate_clip, outline_summary, still_frame
 from calibration.solve import CalibrationError, calibrate_frame, find_rig_markers
 from calibration.tracking import calibration_doubt
 from calibration.truth import load_label
@@ -59,9 +60,8 @@ def test_an_outline_not_sure_of_its_twin_is_a_doubt():
     assert "margin 0.01" in calibration_doubt(doubted, label.scene)
 
 
-def test_with_the_box_painted_out_the_box_pose_is_unknown_and_says_so():
-    """No box in the picture at all: the table markers still give a camera, but the box pose is refused."""
-    label, frame = _clip("clip_007")
+def _box_painted_out(label, frame: np.ndarray) -> np.ndarray:
+    """`frame` with the box (rim and feet, and a margin) inpainted from the table round it."""
     rig, camera = label.scene, label.camera
     outline = label.box_pose.box_to_table(np.asarray(rig.box.outline_mm, float))
     corners = np.vstack([camera.project(np.column_stack([outline, np.full(len(outline), z)]))
@@ -69,10 +69,15 @@ def test_with_the_box_painted_out_the_box_pose_is_unknown_and_says_so():
     mask = np.zeros(frame.shape[:2], np.uint8)
     cv2.fillConvexPoly(mask, cv2.convexHull(np.round(corners).astype(np.int32)), 255)
     mask = cv2.dilate(mask, np.ones((15, 15), np.uint8))
-    painted = cv2.inpaint(frame, mask, 5, cv2.INPAINT_TELEA)
+    return cv2.inpaint(frame, mask, 5, cv2.INPAINT_TELEA)
+
+
+def test_with_the_box_painted_out_the_box_pose_is_unknown_and_says_so():
+    """No box in the picture at all: the table markers still give a camera, but the box pose is refused."""
+    label, frame = _clip("clip_007")
     with pytest.raises(CalibrationError, match=r"no box marker visible \(box ids \[4, 5, 6, 7\] missing\): "
                                                r"the box pose cannot be found, nor from its outline"):
-        calibrate_frame(painted, rig, find_herd=False)
+        calibrate_frame(_box_painted_out(label, frame), label.scene, find_herd=False)
 
 
 def test_readable_box_markers_still_give_the_box_pose():
@@ -150,3 +155,24 @@ def test_on_a_patterned_table_each_coarse_candidate_is_moved_to_its_best_merit_n
                         lambda matcher, frame_bgr, rig, config=None: original_init(matcher, frame_bgr, rig, narrow))
     with pytest.raises(CalibrationError, match="nor from its outline"):
         calibrate_frame(frame, label.scene, find_herd=False)
+
+
+def test_the_calibration_figures_say_where_the_box_came_from_and_count_the_outline_clips(tmp_path):
+    """`python -m calibration.evaluate` names the box pose's source and sums up the outline's clips: found,
+    not found (a clip with the box painted out, written as a real video), and off the label."""
+    found = evaluate_clip(SAMPLES / "clip_007.json")
+    assert found.error is None and found.box_pose_source == "outline"
+    label, frame = _clip("clip_007")
+    painted = _box_painted_out(label, frame)
+    writer = cv2.VideoWriter(str(tmp_path / "clip_000.avi"), cv2.VideoWriter.fourcc(*"MJPG"), 30.0,
+                             (frame.shape[1], frame.shape[0]))
+    for _ in range(12):
+        writer.write(painted)
+    writer.release()
+    (tmp_path / "clip_000.json").write_text(
+        (SAMPLES / "clip_007.json").read_text().replace('"clip_007.mp4"', '"clip_000.avi"'))
+    not_found = evaluate_clip(tmp_path / "clip_000.json")
+    assert not_found.box_pose_source is None and "nor from its outline" in not_found.error
+    off = replace(found, clip="clip_off", box_translation_error_mm=40.0)
+    summary = outline_summary([found, not_found, off])
+    assert summary == "box from its outline: 3 clips, 1 not found, 1 off by more than 15 mm or 2° (clip_off)"
