@@ -52,6 +52,10 @@ class CalibrationError(ValueError):
     """A frame (or rig) from which no trustworthy calibration can be made; the message says why."""
 
 
+class BoxNotFoundError(CalibrationError):
+    """No box marker was read and the box was not found from its outline either: its pose is unknown."""
+
+
 class CalibrationQuality(BaseModel):
     """How well the solved model explains what the camera saw, per marker and overall."""
 
@@ -294,7 +298,7 @@ def _box_from_outline(frame_bgr: np.ndarray, rig: Rig, problem: _Problem, camera
             pose = matcher.search(camera)
         fit = matcher.fit(camera, pose)
     except BoxOutlineError as error:
-        raise CalibrationError(f"{unknown}, nor from its outline ({error})") from None
+        raise BoxNotFoundError(f"{unknown}, nor from its outline ({error})") from None
     outline = np.asarray(rig.box.outline_mm, dtype=np.float32)
     on_box = []
     for marker_id in foreign:
