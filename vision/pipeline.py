@@ -239,6 +239,9 @@ class LaunchJudge:
         self._kept_frames: KeptFrames | None = None
         self._reset_track()
         self._last_frame = -1
+        self._watched_from: int | None = None  # the first frame watched calibrated
+        self._followed: tuple[int, int] | None = None  # the first and last frames a meteor was held or flying
+        self._warned = False  # a warning was given: the footage is not silent about what went unjudged
         self._frame_size: tuple[int, int] | None = None
         self._pending_calibration = calibration
         self._since_search = 0  # frames since the last whole-frame search (while nothing is tracked)
@@ -283,7 +286,17 @@ class LaunchJudge:
         self._follow_calibration(frame_bgr, frame_index, events)
         self._latest_bgr = frame_bgr
         self._step(frame_bgr, frame_index, events)
+        self._note_watched(frame_index, events)
         return events
+
+    def _note_watched(self, frame_index: int, events: list[JudgeEvent]) -> None:
+        """Keep what `finish` says when the footage judged nothing: the frames watched, those a meteor was
+        followed in, and whether a warning was given."""
+        if self._watched_from is None:
+            self._watched_from = frame_index
+        if self.state in ("in_hand", "in_flight"):
+            self._followed = (frame_index if self._followed is None else self._followed[0], frame_index)
+        self._warned = self._warned or any(event.kind == "warning" for event in events)
 
     def finish(self) -> list[JudgeEvent]:
         """End of stream: decide a launch still in progress (the meteor lost, or never still long enough)."""
@@ -308,6 +321,11 @@ class LaunchJudge:
             self._decide(self._last_frame, events, lost=False, final=True, doubt=doubt)
         elif self.state in ("in_hand", "in_flight") and self._frames:
             events.append(JudgeEvent("warning", self._last_frame, self._unjudged_at_end()))
+        self._warned = self._warned or any(event.kind == "warning" for event in events)
+        if self._watched_from is not None and not self.verdicts and not self._warned:
+            # footage that judged no launch says so: a launch the judge never saw is not a silent one
+            message = unjudged.nothing_judged(self._watched_from, self._last_frame, self._followed)
+            events.append(JudgeEvent("warning", self._last_frame, message))
         return events
 
     def _unjudged_at_end(self) -> str:

@@ -52,6 +52,18 @@ def still_held_at_end(first_frame: int, where: str) -> str:
     )
 
 
+def nothing_judged(first_frame: int, last_frame: int, followed: tuple[int, int] | None) -> str:
+    """The footage ends with no launch judged and nothing said of one: what the judge saw of the meteor."""
+    if followed is None:
+        seen = "the meteor was never found in a hand or in flight"
+    else:
+        seen = f"the meteor, or something taken for it, was followed from frame {followed[0]} to {followed[1]}"
+    return (
+        f"no launch judged from frame {first_frame} to {last_frame}: {seen}; if a launch was made then, "
+        "the judge did not see it"
+    )
+
+
 def in_flight_at_end(release_frame: int | None, where: str) -> str:
     """The footage ends with the meteor in flight before it had travelled as a launch does."""
     since = f" (released at frame {release_frame})" if release_frame is not None else ""

@@ -5,6 +5,7 @@ carry back after a judged launch and a meteor held behind the herd line give nei
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -315,7 +316,6 @@ def test_a_recording_stopped_while_the_meteor_is_held_warns_in_analyze_json(tmp_
     naming the frame and where the meteor was held (a push's length from the labelled release point, behind
     the herd line)."""
     import json
-    import re
 
     from cli.main import main
 
@@ -397,3 +397,58 @@ def test_a_meteor_taken_up_in_the_box_after_an_unseen_flight_and_still_there_at_
                verdict.dispute_reasons)
     monkeypatch.setattr(pipeline.LaunchJudge, "_arrived_in_box", lambda _judge: False)
     assert judge_labelled(TAKEN_UP_IN_BOX, label).verdicts == []
+
+
+# -- footage that judged nothing says so -----------------------------------------------------------
+
+NEVER_FOUND = Path(__file__).resolve().parent / "clips" / "meteor_never_found_9101_240.mp4"
+FOLLOWED_NEVER_THROWN = Path(__file__).resolve().parent / "clips" / "followed_never_thrown_9101_967.mp4"
+
+
+def _analyze_json(clip: Path, capsys, rig: Path | None = None, *options: str) -> dict:
+    """`analyze --json` on `clip` with the rig of its label (`rig`, else the clip's own JSON)."""
+    import json
+
+    from cli.main import main
+
+    rig = rig or clip.with_suffix(".json")
+    assert main(["analyze", str(clip), "--rig", str(rig), "--json", *options]) == 0
+    return json.loads(capsys.readouterr().out)
+
+
+def test_a_launch_whose_meteor_was_never_found_is_a_warning_not_silence(capsys):
+    """Seed 9101 clip_240 (640×480, 30 fps): a small grey meteor, flung out of the picture in a blur, is
+    never found, in the hand or in flight. The launch is missed; `analyze --json` says that nothing was
+    judged and that the meteor was never found, over the frames watched."""
+    output = _analyze_json(NEVER_FOUND, capsys)
+    assert output["launches"] == []
+    assert output["warnings"] == [
+        "frame 50: no launch judged from frame 0 to 50: the meteor was never found in a hand or in flight; if a "
+        "launch was made then, the judge did not see it"
+    ]
+
+
+def test_footage_that_only_followed_something_never_thrown_names_the_frames_it_was_followed(capsys):
+    """Seed 9101 clip_967 (640×480, 30 fps, hard mode): the tracker follows something taken for the held
+    meteor for a while, loses it without seeing it thrown or moving free, and never finds the launch."""
+    output = _analyze_json(FOLLOWED_NEVER_THROWN, capsys, None, "--launch-mode", "hard_velociraptor")
+    assert output["launches"] == []
+    [warning] = output["warnings"]
+    found = re.fullmatch(
+        r"frame 102: no launch judged from frame 0 to 102: the meteor, or something taken for it, was followed "
+        r"from frame (\d+) to (\d+); if a launch was made then, the judge did not see it",
+        warning,
+    )
+    assert found, warning
+    assert 0 < int(found[1]) < int(found[2]) < 102
+
+
+def test_footage_with_a_judged_launch_or_another_warning_adds_no_such_warning(tmp_path, capsys):
+    """The warning is for footage otherwise silent: a judged launch (sample_videos/clip_006 whole), or a
+    warning about the launch under way (the same clip stopped while the meteor is held), says enough."""
+    judged = _analyze_json(SAMPLE, capsys)
+    assert len(judged["launches"]) == 1 and not [w for w in judged["warnings"] if "no launch judged" in w]
+    stopped = _analyze_json(first_frames(SAMPLE, tmp_path / "stopped_while_held.avi", 90), capsys,
+                            SAMPLE.with_suffix(".json"))
+    assert stopped["launches"] == [] and stopped["warnings"]
+    assert not [w for w in stopped["warnings"] if "no launch judged" in w]
